@@ -1,0 +1,62 @@
+// FlagSet: the command-line flags of one program or subcommand, with --help.
+//
+// Each main.cc builds one FlagSet per (sub)command, binds flags to its own
+// variables, and calls Parse. Flags may also come from an environment variable
+// named at definition; the command line wins. Not thread-safe; used once.
+#ifndef KERNELSEEK_COMMON_FLAGS_H_
+#define KERNELSEEK_COMMON_FLAGS_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace kseek {
+
+class FlagSet {
+ public:
+  // `usage` is the synopsis after the program name, e.g. "compile FILE [flags]";
+  // `description` a paragraph shown under it by --help.
+  FlagSet(std::string program, std::string usage, std::string description);
+
+  void String(std::string name, std::string* target, std::string help, std::string env_var = "");
+  void Int(std::string name, int64_t* target, std::string help, std::string env_var = "");
+  void Double(std::string name, double* target, std::string help, std::string env_var = "");
+  void Bool(std::string name, bool* target, std::string help);
+  // A flag that may be given several times; each value is appended.
+  void Repeated(std::string name, std::vector<std::string>* target, std::string help);
+
+  // Parses `args` (without the program or subcommand name) into the bound
+  // variables and returns the positional arguments. Accepts --name=value,
+  // --name value, --bool, --bool=false and "--" to end flags. An unknown flag
+  // or a bad value is INVALID_ARGUMENT naming it. After -h/--help, returns
+  // no error and help_requested() is true.
+  absl::StatusOr<std::vector<std::string>> Parse(const std::vector<std::string>& args);
+
+  bool help_requested() const { return help_requested_; }
+  std::string Usage() const;
+
+ private:
+  struct Flag {
+    std::string name;
+    std::string help;
+    std::string env_var;
+    std::string default_text;
+    bool is_bool = false;
+    std::function<absl::Status(const std::string&)> set;
+  };
+  void Add(Flag flag);
+  const Flag* Find(const std::string& name) const;
+
+  std::string program_;
+  std::string usage_;
+  std::string description_;
+  std::vector<Flag> flags_;
+  bool help_requested_ = false;
+};
+
+}  // namespace kseek
+
+#endif  // KERNELSEEK_COMMON_FLAGS_H_

@@ -1,0 +1,41 @@
+// Authenticator: checks the bearer token on each RPC against the Store.
+//
+// Tokens are random (256 bits) and only their SHA-256 is stored, so a copy of
+// the database does not hand out working tokens. Known hashes are cached in
+// memory; tokens are never revoked while the server runs in this version.
+// Thread-safe.
+#ifndef KERNELSEEK_SERVER_AUTH_H_
+#define KERNELSEEK_SERVER_AUTH_H_
+
+#include <string>
+
+#include <grpcpp/server_context.h>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "server/store.h"
+
+namespace kseek {
+
+// A new random token: "ksu_" (user) or "ksw_" (worker) and 64 hex digits.
+absl::StatusOr<std::string> NewToken(TokenKind kind);
+std::string Sha256Hex(const std::string& data);
+
+class Authenticator {
+ public:
+  explicit Authenticator(Store* store) : store_(store) {}
+
+  // The caller's token record; UNAUTHENTICATED when the token is missing or
+  // unknown, PERMISSION_DENIED when it is of the other kind.
+  absl::StatusOr<TokenRecord> Check(const grpc::ServerContext& context, TokenKind expected);
+
+ private:
+  Store* const store_;
+  absl::Mutex mu_;
+  absl::flat_hash_map<std::string, TokenRecord> known_ ABSL_GUARDED_BY(mu_);  // by hash
+};
+
+}  // namespace kseek
+
+#endif  // KERNELSEEK_SERVER_AUTH_H_

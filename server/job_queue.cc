@@ -1,0 +1,315 @@
+#include "server/job_queue.h"
+
+#include <google/protobuf/util/time_util.h>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "common/log.h"
+#include "common/properties.h"
+#include "server/job_validation.h"
+
+namespace kseek {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+using kernelseek::v1::CurrentState;
+using kernelseek::v1::Job;
+using kernelseek::v1::JobSpec;
+using kernelseek::v1::SynchronizeRequest;
+using kernelseek::v1::WorkerInfo;
+
+// Worker rows are rewritten at most this often just to move last_seen.
+constexpr absl::Duration kWorkerStoreInterval = absl::Seconds(10);
+
+absl::StatusOr<int64_t> ParseJobId(const std::string& id) {
+  int64_t value = 0;
+  if (!absl::SimpleAtoi(id, &value) || value <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat("\"", id, "\" is not a job id (job ids are positive integers)"));
+  }
+  return value;
+}
+
+google::protobuf::Timestamp ToTimestamp(absl::Time t) {
+  return TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(t));
+}
+
+}  // namespace
+
+JobQueue::JobQueue(Store* store, const Clock* clock, JobQueueOptions options)
+    : store_(store), clock_(clock), options_(options) {}
+
+absl::Status JobQueue::Recover() {
+  absl::StatusOr<std::vector<UnfinishedJob>> unfinished = store_->LoadUnfinishedJobs();
+  if (!unfinished.ok()) return unfinished.status();
+  absl::MutexLock lock(&mu_);
+  absl::Time deadline = clock_->Now() + options_.lease_timeout;
+  for (UnfinishedJob& u : *unfinished) {
+    int64_t id = 0;
+    if (!absl::SimpleAtoi(u.job.id(), &id)) return absl::DataLossError("stored job id is not a number");
+    int attempts = u.job.attempts();
+    if (u.job.state() == kernelseek::v1::JOB_STATE_LEASED && !u.lease_id.empty()) {
+      leases_[u.lease_id] = Lease{u.lease_id, id, u.job.worker(), deadline, "leased"};
+    } else {
+      queue_.insert(id);
+    }
+    jobs_[id] = QueuedJob{std::move(u.job), attempts};
+  }
+  BumpLocked();
+  Log(absl::StrCat("recovered ", queue_.size(), " queued and ", leases_.size(), " leased jobs"));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> JobQueue::Submit(const std::string& user, JobSpec spec) {
+  absl::StatusOr<std::vector<kernelseek::v1::Property>> requirements = ValidateJobSpec(spec);
+  if (!requirements.ok()) return requirements.status();
+  Job job;
+  job.set_user(user);
+  *job.mutable_spec() = std::move(spec);
+  for (auto& p : *requirements) *job.add_requirements() = std::move(p);
+  *job.mutable_created() = ToTimestamp(clock_->Now());
+  job.set_state(kernelseek::v1::JOB_STATE_QUEUED);
+
+  absl::MutexLock lock(&mu_);
+  // Stored before it is acknowledged, under the lock so queue order is id order.
+  absl::StatusOr<int64_t> id = store_->InsertJob(job);
+  if (!id.ok()) return id.status();
+  job.set_id(absl::StrCat(*id));
+  jobs_[*id] = QueuedJob{std::move(job), 0};
+  queue_.insert(*id);
+  BumpLocked();
+  return absl::StrCat(*id);
+}
+
+absl::StatusOr<Job> JobQueue::GetJob(const std::string& id_text) {
+  absl::StatusOr<int64_t> id = ParseJobId(id_text);
+  if (!id.ok()) return id.status();
+  absl::StatusOr<std::optional<Job>> stored = store_->GetJob(*id);
+  if (!stored.ok()) return stored.status();
+  if (!stored->has_value()) return absl::NotFoundError(absl::StrCat("no job with id ", id_text));
+  Job job = **std::move(stored);
+  absl::MutexLock lock(&mu_);
+  if (job.state() == kernelseek::v1::JOB_STATE_QUEUED) job.set_stage("queued");
+  for (const auto& [lease_id, lease] : leases_) {
+    if (lease.job_id == *id) job.set_stage(lease.stage);
+  }
+  return job;
+}
+
+absl::StatusOr<std::vector<Job>> JobQueue::ListJobs(int limit) {
+  absl::StatusOr<std::vector<Job>> jobs = store_->ListJobs(limit);
+  if (!jobs.ok()) return jobs.status();
+  absl::MutexLock lock(&mu_);
+  absl::flat_hash_map<int64_t, std::string> stages;
+  for (const auto& [lease_id, lease] : leases_) stages[lease.job_id] = lease.stage;
+  for (Job& job : *jobs) {
+    int64_t id = 0;
+    if (!absl::SimpleAtoi(job.id(), &id)) continue;
+    if (auto it = stages.find(id); it != stages.end()) job.set_stage(it->second);
+    if (job.state() == kernelseek::v1::JOB_STATE_QUEUED) job.set_stage("queued");
+  }
+  return jobs;
+}
+
+std::vector<WorkerInfo> JobQueue::ListWorkers() {
+  absl::StatusOr<std::vector<WorkerInfo>> stored = store_->ListWorkers();
+  std::vector<WorkerInfo> workers = stored.ok() ? *std::move(stored) : std::vector<WorkerInfo>{};
+  absl::MutexLock lock(&mu_);
+  absl::Time now = clock_->Now();
+  for (WorkerInfo& w : workers) {
+    auto it = workers_.find(w.name());
+    if (it != workers_.end()) w = it->second.info;
+    absl::Time last_seen = absl::FromUnixMicros(TimeUtil::TimestampToMicroseconds(w.last_seen()));
+    if (now - last_seen > options_.offline_after) w.set_state("offline");
+  }
+  return workers;
+}
+
+uint64_t JobQueue::generation() {
+  absl::MutexLock lock(&mu_);
+  return generation_;
+}
+
+uint64_t JobQueue::AwaitChange(uint64_t seen, absl::Duration timeout) {
+  absl::MutexLock lock(&mu_);
+  auto changed = [this, seen]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return generation_ != seen || shutdown_; };
+  mu_.AwaitWithTimeout(absl::Condition(&changed), timeout);
+  return generation_;
+}
+
+void JobQueue::Shutdown() {
+  absl::MutexLock lock(&mu_);
+  shutdown_ = true;
+}
+
+bool JobQueue::shutting_down() {
+  absl::MutexLock lock(&mu_);
+  return shutdown_;
+}
+
+void JobQueue::ExpireLeases() {
+  absl::MutexLock lock(&mu_);
+  ExpireLeasesLocked();
+}
+
+void JobQueue::ExpireLeasesLocked() {
+  absl::Time now = clock_->Now();
+  std::vector<Lease> lapsed;
+  for (const auto& [id, lease] : leases_) {
+    if (lease.deadline < now) lapsed.push_back(lease);
+  }
+  for (const Lease& lease : lapsed) {
+    absl::Status s = LoseLeaseLocked(
+        lease, absl::StrCat("worker ", lease.worker, " missed its sync deadline ",
+                            absl::FormatTime("%H:%M:%S", lease.deadline, absl::UTCTimeZone()), " UTC"));
+    // The lease stays and is retried on the next pass.
+    if (!s.ok()) Log(absl::StrCat("cannot expire lease ", lease.lease_id, ": ", s.message()));
+  }
+}
+
+absl::Status JobQueue::LoseLeaseLocked(const Lease& lease, const std::string& why) {
+  auto job_it = jobs_.find(lease.job_id);
+  // Every lease is for an unfinished job: finishing a job erases its lease first.
+  if (job_it == jobs_.end()) {
+    leases_.erase(lease.lease_id);
+    return absl::OkStatus();
+  }
+  if (job_it->second.attempts >= options_.max_attempts) {
+    std::string failure = absl::StrCat("gave up after ", job_it->second.attempts, " attempts; last: ", why);
+    if (absl::Status s = store_->FinishJob(lease.job_id, kernelseek::v1::JOB_STATE_FAILED, failure, nullptr,
+                                           clock_->Now());
+        !s.ok()) {
+      return s;
+    }
+    Log(absl::StrCat("job ", lease.job_id, " failed: ", failure));
+    jobs_.erase(job_it);
+  } else {
+    if (absl::Status s = store_->RequeueJob(lease.job_id); !s.ok()) return s;
+    Log(absl::StrCat("job ", lease.job_id, " re-queued: ", why));
+    job_it->second.job.set_state(kernelseek::v1::JOB_STATE_QUEUED);
+    queue_.insert(lease.job_id);
+  }
+  leases_.erase(lease.lease_id);
+  BumpLocked();
+  return absl::OkStatus();
+}
+
+absl::Status JobQueue::CompleteLocked(const CurrentState::Completed& completed, const std::string& worker) {
+  auto it = leases_.find(completed.lease_id());
+  if (it == leases_.end() || it->second.worker != worker) {
+    Log(absl::StrCat("ignored completion of lease ", completed.lease_id(), " from ", worker,
+                     ": no such live lease (late or duplicate)"));
+    return absl::OkStatus();
+  }
+  const Lease lease = it->second;
+  bool failed = !completed.error().empty() || !completed.has_result();
+  std::string failure = failed ? (completed.error().empty() ? "worker reported no result" : completed.error()) : "";
+  if (absl::Status s = store_->FinishJob(
+          lease.job_id, failed ? kernelseek::v1::JOB_STATE_FAILED : kernelseek::v1::JOB_STATE_SUCCEEDED, failure,
+          failed ? nullptr : &completed.result(), clock_->Now());
+      !s.ok()) {
+    return s;
+  }
+  leases_.erase(it);
+  jobs_.erase(lease.job_id);
+  BumpLocked();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<JobQueue::Lease>> JobQueue::LeaseNextLocked(const std::string& worker,
+                                                                         const SynchronizeRequest& request) {
+  for (int64_t id : queue_) {
+    QueuedJob& queued = jobs_.at(id);
+    if (!RequirementsMatch(queued.job.requirements(), request.capabilities())) continue;
+    int attempts = queued.attempts + 1;
+    Lease lease{absl::StrCat("L", id, ".", attempts), id, worker, clock_->Now() + options_.lease_timeout, "leased"};
+    if (absl::Status s = store_->LeaseJob(id, worker, lease.lease_id, attempts); !s.ok()) return s;
+    queued.attempts = attempts;
+    queued.job.set_state(kernelseek::v1::JOB_STATE_LEASED);
+    queue_.erase(id);
+    leases_[lease.lease_id] = lease;
+    BumpLocked();
+    return lease;
+  }
+  return std::nullopt;
+}
+
+absl::Status JobQueue::NoteWorkerLocked(const SynchronizeRequest& request, const std::string& state) {
+  absl::Time now = clock_->Now();
+  WorkerState& w = workers_[request.worker_name()];
+  bool changed = w.info.name().empty() || w.info.state() != state ||
+                 w.info.capabilities_size() != request.capabilities_size() || now - w.last_stored > kWorkerStoreInterval;
+  w.info.set_name(request.worker_name());
+  *w.info.mutable_capabilities() = request.capabilities();
+  w.info.set_state(state);
+  *w.info.mutable_last_seen() = ToTimestamp(now);
+  if (!changed) return absl::OkStatus();
+  w.last_stored = now;
+  return store_->UpsertWorker(w.info);
+}
+
+absl::StatusOr<SyncResult> JobQueue::Synchronize(const SynchronizeRequest& request) {
+  const std::string& worker = request.worker_name();
+  if (worker.empty()) return absl::InvalidArgumentError("worker_name is empty");
+  if (absl::Status s = ValidateProperties(request.capabilities()); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("capabilities of worker ", worker, ": ", s.message()));
+  }
+  absl::MutexLock lock(&mu_);
+  ExpireLeasesLocked();
+  absl::Time now = clock_->Now();
+  SyncResult result;
+  const CurrentState& current = request.current_state();
+
+  if (current.has_executing()) {
+    auto it = leases_.find(current.executing().lease_id());
+    if (it != leases_.end() && it->second.worker == worker) {
+      Lease& lease = it->second;
+      lease.deadline = now + options_.lease_timeout;
+      if (!current.executing().stage().empty() && current.executing().stage() != lease.stage) {
+        lease.stage = current.executing().stage();
+        BumpLocked();
+      }
+      auto* execute = result.desired_state.mutable_execute();
+      execute->set_lease_id(lease.lease_id);
+      execute->set_job_id(absl::StrCat(lease.job_id));
+      result.next_sync_deadline = lease.deadline;
+      if (absl::Status s = NoteWorkerLocked(request, absl::StrCat("running job ", lease.job_id)); !s.ok()) return s;
+      return result;
+    }
+    // The lease lapsed or is unknown: the worker must drop the job.
+    Log(absl::StrCat("worker ", worker, " runs lease ", current.executing().lease_id(), " which is not live; told to stop"));
+  } else if (current.has_completed()) {
+    if (absl::Status s = CompleteLocked(current.completed(), worker); !s.ok()) return s;
+  }
+  // An idle worker holds nothing: any lease still recorded for it was lost,
+  // e.g. because the worker restarted mid-job.
+  if (!current.has_executing()) {
+    std::vector<Lease> orphaned;
+    for (const auto& [id, lease] : leases_) {
+      if (lease.worker == worker) orphaned.push_back(lease);
+    }
+    for (const Lease& lease : orphaned) {
+      if (absl::Status s = LoseLeaseLocked(lease, absl::StrCat("worker ", worker, " came back idle")); !s.ok()) {
+        return s;
+      }
+    }
+  }
+
+  absl::StatusOr<std::optional<Lease>> lease = LeaseNextLocked(worker, request);
+  if (!lease.ok()) return lease.status();
+  if (lease->has_value()) {
+    const Lease& l = **lease;
+    auto* execute = result.desired_state.mutable_execute();
+    execute->set_lease_id(l.lease_id);
+    execute->set_job_id(absl::StrCat(l.job_id));
+    *execute->mutable_spec() = jobs_.at(l.job_id).job.spec();
+    result.next_sync_deadline = l.deadline;
+    if (absl::Status s = NoteWorkerLocked(request, absl::StrCat("running job ", l.job_id)); !s.ok()) return s;
+    return result;
+  }
+  result.desired_state.mutable_idle();
+  result.next_sync_deadline = now + options_.idle_poll + options_.lease_timeout;
+  if (absl::Status s = NoteWorkerLocked(request, "idle"); !s.ok()) return s;
+  return result;
+}
+
+}  // namespace kseek

@@ -1,0 +1,133 @@
+// JobQueue: the server's jobs and the leases workers hold on them.
+//
+// Jobs are persisted through Store before any call that created or changed
+// them returns, so an acknowledged job survives a crash. Leases live in memory
+// with a deadline: a worker must call Synchronize again before it; one that
+// does not loses the lease and the job is re-queued, up to max_attempts leases
+// in all, after which the job fails with the reason. Completion is keyed by
+// lease id, so a late or duplicate report is ignored.
+//
+// Synchronize never blocks; the gRPC layer waits with AwaitChange for the long
+// poll. Thread-safe: one mutex guards the in-memory state. Time comes from the
+// injected Clock.
+#ifndef KERNELSEEK_SERVER_JOB_QUEUE_H_
+#define KERNELSEEK_SERVER_JOB_QUEUE_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
+#include "proto/kernelseek.pb.h"
+#include "server/store.h"
+
+namespace kseek {
+
+struct JobQueueOptions {
+  // How long a worker holding a lease may go without calling Synchronize.
+  absl::Duration lease_timeout = absl::Seconds(30);
+  // How long an idle worker's long poll is held before it is answered "idle".
+  absl::Duration idle_poll = absl::Seconds(20);
+  // Leases handed out for one job before it fails.
+  int max_attempts = 3;
+  // A worker not heard from for this long is listed as offline.
+  absl::Duration offline_after = absl::Seconds(60);
+};
+
+struct SyncResult {
+  kernelseek::v1::DesiredState desired_state;
+  absl::Time next_sync_deadline;
+};
+
+class JobQueue {
+ public:
+  JobQueue(Store* store, const Clock* clock, JobQueueOptions options);
+
+  // Loads unfinished jobs from the store after a restart. Jobs that were
+  // leased keep their lease with a fresh deadline, so a worker that is still
+  // running one can report it; if it does not, the lease lapses as usual.
+  absl::Status Recover();
+
+  // Validates and stores a job for `user`; returns its id.
+  absl::StatusOr<std::string> Submit(const std::string& user, kernelseek::v1::JobSpec spec);
+
+  // The job as stored, with its live stage while leased. NOT_FOUND if unknown.
+  absl::StatusOr<kernelseek::v1::Job> GetJob(const std::string& id);
+  absl::StatusOr<std::vector<kernelseek::v1::Job>> ListJobs(int limit);
+  std::vector<kernelseek::v1::WorkerInfo> ListWorkers();
+
+  // One worker protocol round: takes the worker's full state, returns what it
+  // should do. Never blocks.
+  absl::StatusOr<SyncResult> Synchronize(const kernelseek::v1::SynchronizeRequest& request);
+
+  // Re-queues or fails the jobs of leases past their deadline.
+  void ExpireLeases();
+
+  // A counter that increases whenever a job is queued, changes state or stage.
+  uint64_t generation();
+  // Blocks until generation() differs from `seen` or `timeout` passes (real
+  // time), or Shutdown. Returns the current generation.
+  uint64_t AwaitChange(uint64_t seen, absl::Duration timeout);
+  // Wakes every waiter; later AwaitChange calls return at once.
+  void Shutdown();
+  bool shutting_down();
+
+  const JobQueueOptions& options() const { return options_; }
+
+ private:
+  struct Lease {
+    std::string lease_id;
+    int64_t job_id;
+    std::string worker;
+    absl::Time deadline;
+    std::string stage;
+  };
+  struct QueuedJob {
+    kernelseek::v1::Job job;  // with source: handed to the worker on lease
+    int attempts = 0;
+  };
+  struct WorkerState {
+    kernelseek::v1::WorkerInfo info;
+    absl::Time last_stored;
+  };
+
+  // Each returns the status of the store write; state is changed only after it succeeded.
+  absl::Status CompleteLocked(const kernelseek::v1::CurrentState::Completed& completed, const std::string& worker)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<std::optional<Lease>> LeaseNextLocked(const std::string& worker,
+                                                       const kernelseek::v1::SynchronizeRequest& request)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Ends `lease` without a result: re-queue, or fail when attempts are used up.
+  absl::Status LoseLeaseLocked(const Lease& lease, const std::string& why) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status NoteWorkerLocked(const kernelseek::v1::SynchronizeRequest& request, const std::string& state)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ExpireLeasesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void BumpLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { ++generation_; }
+
+  Store* const store_;
+  const Clock* const clock_;
+  const JobQueueOptions options_;
+
+  absl::Mutex mu_;
+  // Queued job ids in submission order; a re-queued job returns to its place.
+  std::set<int64_t> queue_ ABSL_GUARDED_BY(mu_);
+  // Every unfinished job (queued or leased).
+  std::map<int64_t, QueuedJob> jobs_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, Lease> leases_ ABSL_GUARDED_BY(mu_);  // by lease id
+  absl::flat_hash_map<std::string, WorkerState> workers_ ABSL_GUARDED_BY(mu_);
+  uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t lease_counter_ ABSL_GUARDED_BY(mu_) = 0;
+  bool shutdown_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace kseek
+
+#endif  // KERNELSEEK_SERVER_JOB_QUEUE_H_

@@ -1,0 +1,23 @@
+// ValidateJobSpec: what the server checks before it stores a submitted job.
+//
+// A job that passes is one a worker can be expected to run; one that fails is
+// rejected with INVALID_ARGUMENT naming the bad field and stored nowhere.
+#ifndef KERNELSEEK_SERVER_JOB_VALIDATION_H_
+#define KERNELSEEK_SERVER_JOB_VALIDATION_H_
+
+#include <cstddef>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "proto/kernelseek.pb.h"
+
+namespace kseek {
+
+inline constexpr size_t kMaxSourceBytes = 1 << 20;
+
+// Returns the job's requirements (sorted properties a worker must match).
+absl::StatusOr<std::vector<kernelseek::v1::Property>> ValidateJobSpec(const kernelseek::v1::JobSpec& spec);
+
+}  // namespace kseek
+
+#endif  // KERNELSEEK_SERVER_JOB_VALIDATION_H_

@@ -1,0 +1,160 @@
+// kseek-server: the coordinator. Serves Coordinator (clients) and WorkerHub
+// (workers) on one port and keeps everything in one SQLite file.
+//
+//   kseek-server --listen HOST:PORT --db PATH
+//   kseek-server token create --db PATH --user NAME | --worker NAME
+#include <signal.h>
+
+#include <iostream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "common/clock.h"
+#include "common/flags.h"
+#include "common/log.h"
+#include "server/auth.h"
+#include "server/coordinator_service.h"
+#include "server/job_queue.h"
+#include "server/store.h"
+#include "server/worker_hub_service.h"
+
+namespace kseek {
+namespace {
+
+constexpr int kUsageError = 2;
+constexpr int kRuntimeError = 1;
+
+int Fail(const std::string& message, int code = kRuntimeError) {
+  std::cerr << "kseek-server: " << message << "\n";
+  return code;
+}
+
+int TokenCreate(const std::vector<std::string>& args) {
+  std::string db_path;
+  std::string user;
+  std::string worker;
+  FlagSet flags("kseek-server token create", "--db PATH (--user NAME | --worker NAME)",
+                "Creates an API token and prints it on the last line. Only its SHA-256 is stored;\n"
+                "the token itself is shown once. --user makes a token for the kseek CLI,\n"
+                "--worker one for kseek-worker.");
+  flags.String("db", &db_path, "SQLite database of the server (created if missing)");
+  flags.String("user", &user, "name of the user the token is for");
+  flags.String("worker", &worker, "name of the worker (or worker pool) the token is for");
+  absl::StatusOr<std::vector<std::string>> rest = flags.Parse(args);
+  if (!rest.ok()) return Fail(std::string(rest.status().message()), kUsageError);
+  if (flags.help_requested()) {
+    std::cout << flags.Usage();
+    return 0;
+  }
+  if (!rest->empty()) return Fail(absl::StrCat("unexpected argument \"", rest->front(), "\""), kUsageError);
+  if (db_path.empty()) return Fail("--db is required", kUsageError);
+  if (user.empty() == worker.empty()) return Fail("give exactly one of --user NAME or --worker NAME", kUsageError);
+  TokenKind kind = user.empty() ? TokenKind::kWorker : TokenKind::kUser;
+  const std::string& name = user.empty() ? worker : user;
+
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(db_path);
+  if (!store.ok()) return Fail(std::string(store.status().message()));
+  absl::StatusOr<std::string> token = NewToken(kind);
+  if (!token.ok()) return Fail(std::string(token.status().message()));
+  if (absl::Status s = (*store)->AddToken(kind, name, Sha256Hex(*token), absl::Now()); !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
+  std::cerr << "created " << (kind == TokenKind::kUser ? "user" : "worker") << " token for " << name
+            << " (shown once; keep it secret)\n";
+  std::cout << *token << "\n";
+  return 0;
+}
+
+int Serve(const std::vector<std::string>& args) {
+  std::string listen = "127.0.0.1:7070";
+  std::string db_path;
+  int64_t lease_timeout_s = 30;
+  int64_t idle_poll_s = 20;
+  int64_t max_attempts = 3;
+  FlagSet flags("kseek-server", "--listen HOST:PORT --db PATH [flags]\n       kseek-server token create --help",
+                "The KernelSeek coordinator: queues jobs, leases them to workers, stores\n"
+                "everything in SQLite. Stops gracefully on SIGTERM or SIGINT.");
+  flags.String("listen", &listen, "address to serve on; port 0 picks a free port (printed at start)");
+  flags.String("db", &db_path, "SQLite database file (created and migrated if needed)");
+  flags.Int("lease-timeout", &lease_timeout_s, "seconds a worker holding a job may go without syncing");
+  flags.Int("idle-poll", &idle_poll_s, "seconds an idle worker's long poll is held");
+  flags.Int("max-attempts", &max_attempts, "leases handed out for one job before it fails");
+  absl::StatusOr<std::vector<std::string>> rest = flags.Parse(args);
+  if (!rest.ok()) return Fail(std::string(rest.status().message()), kUsageError);
+  if (flags.help_requested()) {
+    std::cout << flags.Usage();
+    return 0;
+  }
+  if (!rest->empty()) return Fail(absl::StrCat("unexpected argument \"", rest->front(), "\""), kUsageError);
+  if (db_path.empty()) return Fail("--db is required", kUsageError);
+  if (lease_timeout_s < 1 || idle_poll_s < 1 || max_attempts < 1) {
+    return Fail("--lease-timeout, --idle-poll and --max-attempts must be at least 1", kUsageError);
+  }
+
+  // Signals are taken by a dedicated thread with sigwait; block them before
+  // any other thread starts so that they inherit the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(db_path);
+  if (!store.ok()) return Fail(std::string(store.status().message()));
+  RealClock clock;
+  JobQueueOptions options;
+  options.lease_timeout = absl::Seconds(lease_timeout_s);
+  options.idle_poll = absl::Seconds(idle_poll_s);
+  options.max_attempts = static_cast<int>(max_attempts);
+  JobQueue queue(store->get(), &clock, options);
+  if (absl::Status s = queue.Recover(); !s.ok()) return Fail(absl::StrCat("recovering jobs: ", s.message()));
+  Authenticator auth(store->get());
+  CoordinatorService coordinator(&queue, &auth);
+  WorkerHubService hub(&queue, &auth);
+
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&coordinator);
+  builder.RegisterService(&hub);
+  builder.SetMaxReceiveMessageSize(16 << 20);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr || port == 0) return Fail(absl::StrCat("cannot listen on ", listen));
+  std::string host = listen.substr(0, listen.rfind(':'));
+  Log(absl::StrCat("kseek-server listening on ", host, ":", port, " db ", db_path));
+
+  absl::Notification stopping;
+  std::thread expirer([&] {
+    while (!stopping.WaitForNotificationWithTimeout(absl::Seconds(1))) queue.ExpireLeases();
+  });
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  Log(absl::StrCat("signal ", signal_number, ": shutting down"));
+  stopping.Notify();
+  queue.Shutdown();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  expirer.join();
+  Log("stopped");
+  return 0;
+}
+
+int Main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.size() >= 2 && args[0] == "token" && args[1] == "create") {
+    return TokenCreate(std::vector<std::string>(args.begin() + 2, args.end()));
+  }
+  if (!args.empty() && args[0] == "token") return Fail("usage: kseek-server token create --help", kUsageError);
+  return Serve(args);
+}
+
+}  // namespace
+}  // namespace kseek
+
+int main(int argc, char** argv) { return kseek::Main(argc, argv); }

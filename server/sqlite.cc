@@ -1,0 +1,103 @@
+#include "server/sqlite.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace kseek {
+namespace {
+
+absl::Status SqliteError(sqlite3* db, std::string_view what) {
+  int code = sqlite3_errcode(db);
+  std::string message = absl::StrCat(what, ": ", sqlite3_errmsg(db));
+  // Busy or locked means another writer holds the file: worth retrying.
+  if (code == SQLITE_BUSY || code == SQLITE_LOCKED) return absl::UnavailableError(message);
+  if (code == SQLITE_CONSTRAINT) return absl::FailedPreconditionError(message);
+  return absl::InternalError(message);
+}
+
+}  // namespace
+
+Statement& Statement::Bind(int index, int64_t value) {
+  sqlite3_bind_int64(stmt_, index, value);
+  return *this;
+}
+
+Statement& Statement::Bind(int index, std::string_view text) {
+  sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+  return *this;
+}
+
+Statement& Statement::BindBlob(int index, std::string_view bytes) {
+  sqlite3_bind_blob(stmt_, index, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+  return *this;
+}
+
+Statement& Statement::BindNull(int index) {
+  sqlite3_bind_null(stmt_, index);
+  return *this;
+}
+
+absl::StatusOr<bool> Statement::Step() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  return SqliteError(db_, absl::StrCat("sqlite step of \"", sqlite3_sql(stmt_), "\""));
+}
+
+absl::Status Statement::Run() {
+  while (true) {
+    absl::StatusOr<bool> row = Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return absl::OkStatus();
+  }
+}
+
+std::string Statement::ColumnText(int index) const {
+  const void* data = sqlite3_column_blob(stmt_, index);
+  int size = sqlite3_column_bytes(stmt_, index);
+  if (data == nullptr) return "";
+  return std::string(static_cast<const char*>(data), size);
+}
+
+absl::StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path) {
+  sqlite3* raw = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                           nullptr);
+  if (rc != SQLITE_OK) {
+    std::string message = raw ? sqlite3_errmsg(raw) : "out of memory";
+    sqlite3_close(raw);
+    return absl::FailedPreconditionError(absl::StrCat("cannot open database ", path, ": ", message));
+  }
+  std::unique_ptr<Database> db(new Database(raw));
+  sqlite3_busy_timeout(raw, 5000);
+  // WAL with synchronous=NORMAL: a committed transaction survives a crash of
+  // this process (kill -9); only an OS crash or power loss can drop the last
+  // few, which keeps commits cheap enough for thousands of jobs a second.
+  if (absl::Status s = db->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+      !s.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat("cannot set up database ", path, ": ", s.message()));
+  }
+  return db;
+}
+
+Database::~Database() { sqlite3_close_v2(db_); }
+
+absl::StatusOr<Statement> Database::Prepare(std::string_view sql) {
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr) != SQLITE_OK) {
+    return SqliteError(db_, absl::StrCat("sqlite prepare of \"", sql, "\""));
+  }
+  return Statement(db_, stmt);
+}
+
+absl::Status Database::Exec(std::string_view sql) {
+  std::string text(sql);
+  char* error = nullptr;
+  if (sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
+    absl::Status status = SqliteError(db_, absl::StrCat("sqlite exec of \"", text, "\""));
+    sqlite3_free(error);
+    return status;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace kseek

@@ -1,0 +1,80 @@
+// Thin RAII wrappers over the SQLite C API: Database (one connection) and
+// Statement (one prepared statement). Errors come back as absl::Status with
+// SQLite's message. Neither class is thread-safe; Store serialises access.
+#ifndef KERNELSEEK_SERVER_SQLITE_H_
+#define KERNELSEEK_SERVER_SQLITE_H_
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace kseek {
+
+class Statement {
+ public:
+  Statement(sqlite3* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
+  Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) { other.stmt_ = nullptr; }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  ~Statement() { sqlite3_finalize(stmt_); }
+
+  // Binds are 1-based, as in SQLite.
+  Statement& Bind(int index, int64_t value);
+  Statement& Bind(int index, std::string_view text);
+  Statement& BindBlob(int index, std::string_view bytes);
+  Statement& BindNull(int index);
+
+  // Steps once: true while a row is available, false when done.
+  absl::StatusOr<bool> Step();
+  // Steps to completion, for statements that return no rows.
+  absl::Status Run();
+
+  int64_t ColumnInt(int index) const { return sqlite3_column_int64(stmt_, index); }
+  std::string ColumnText(int index) const;
+  bool ColumnIsNull(int index) const { return sqlite3_column_type(stmt_, index) == SQLITE_NULL; }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_;
+};
+
+class Database {
+ public:
+  // Opens (creating if needed) the file at `path` in WAL mode with foreign keys
+  // on and a busy timeout, so a second process waits instead of failing.
+  static absl::StatusOr<std::unique_ptr<Database>> Open(const std::string& path);
+  ~Database();
+
+  absl::StatusOr<Statement> Prepare(std::string_view sql);
+  // Runs one or more statements that return no rows.
+  absl::Status Exec(std::string_view sql);
+  int64_t LastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
+  int Changes() const { return sqlite3_changes(db_); }
+
+ private:
+  explicit Database(sqlite3* db) : db_(db) {}
+  sqlite3* db_;
+};
+
+// Runs `body` inside BEGIN IMMEDIATE ... COMMIT, rolling back if it fails.
+template <typename Body>
+absl::Status InTransaction(Database& db, Body&& body) {
+  if (absl::Status s = db.Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
+  absl::Status status = body();
+  if (!status.ok()) {
+    db.Exec("ROLLBACK").IgnoreError();
+    return status;
+  }
+  return db.Exec("COMMIT");
+}
+
+}  // namespace kseek
+
+#endif  // KERNELSEEK_SERVER_SQLITE_H_

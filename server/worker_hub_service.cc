@@ -1,0 +1,38 @@
+#include "server/worker_hub_service.h"
+
+#include <google/protobuf/util/time_util.h>
+
+#include "absl/time/clock.h"
+#include "common/grpc_status.h"
+
+namespace kseek {
+
+grpc::Status WorkerHubService::Synchronize(grpc::ServerContext* context,
+                                           const kernelseek::v1::SynchronizeRequest* request,
+                                           kernelseek::v1::SynchronizeResponse* response) {
+  absl::StatusOr<TokenRecord> worker = auth_->Check(*context, TokenKind::kWorker);
+  if (!worker.ok()) return ToGrpcStatus(worker.status());
+
+  // The long poll is measured in real time: it is about the connection, not
+  // about leases, which follow the queue's clock.
+  absl::Time poll_end = absl::Now() + queue_->options().idle_poll;
+  kernelseek::v1::SynchronizeRequest current = *request;
+  while (true) {
+    uint64_t generation = queue_->generation();
+    absl::StatusOr<SyncResult> result = queue_->Synchronize(current);
+    if (!result.ok()) return ToGrpcStatus(result.status());
+    bool idle = result->desired_state.has_idle();
+    absl::Time now = absl::Now();
+    if (!idle || now >= poll_end || context->IsCancelled() || queue_->shutting_down()) {
+      *response->mutable_desired_state() = std::move(result->desired_state);
+      *response->mutable_next_sync_deadline() = google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(
+          absl::ToUnixMicros(result->next_sync_deadline));
+      return grpc::Status::OK;
+    }
+    // Whatever the worker reported has been taken; from here on it is idle.
+    current.mutable_current_state()->mutable_idle();
+    queue_->AwaitChange(generation, std::min(poll_end - now, absl::Seconds(1)));
+  }
+}
+
+}  // namespace kseek

@@ -1,0 +1,227 @@
+#include "server/job_queue.h"
+
+#include <catch2/catch.hpp>
+
+#include "common/clock.h"
+#include "tests/testing/temp_dir.h"
+
+namespace kseek {
+namespace {
+
+using kernelseek::v1::JobSpec;
+using kernelseek::v1::SynchronizeRequest;
+
+JobSpec CompileSpec(const std::string& arch = "sm_90a") {
+  JobSpec spec;
+  spec.set_kind(kernelseek::v1::JOB_KIND_COMPILE);
+  spec.set_source_name("k.cu");
+  spec.set_source("__global__ void k() {}");
+  spec.mutable_compile()->set_arch(arch);
+  return spec;
+}
+
+SynchronizeRequest Idle(const std::string& worker, const std::string& archs = "sm_90a,sm_100a") {
+  SynchronizeRequest r;
+  r.set_worker_name(worker);
+  auto* p = r.add_capabilities();
+  p->set_key("compile");
+  p->set_value(archs);
+  r.mutable_current_state()->mutable_idle();
+  return r;
+}
+
+SynchronizeRequest Executing(const std::string& worker, const std::string& lease_id) {
+  SynchronizeRequest r = Idle(worker);
+  r.mutable_current_state()->mutable_executing()->set_lease_id(lease_id);
+  r.mutable_current_state()->mutable_executing()->set_stage("compiling");
+  return r;
+}
+
+SynchronizeRequest Completed(const std::string& worker, const std::string& lease_id, const std::string& log) {
+  SynchronizeRequest r = Idle(worker);
+  auto* c = r.mutable_current_state()->mutable_completed();
+  c->set_lease_id(lease_id);
+  c->mutable_result()->mutable_compile()->set_success(true);
+  c->mutable_result()->mutable_compile()->set_log(log);
+  return r;
+}
+
+struct Fixture {
+  testing::TempDir dir;
+  FakeClock clock;
+  std::unique_ptr<Store> store = *Store::Open(dir.File("db.sqlite"));
+  JobQueueOptions options = [] {
+    JobQueueOptions o;
+    o.lease_timeout = absl::Seconds(10);
+    o.max_attempts = 2;
+    return o;
+  }();
+  JobQueue queue{store.get(), &clock, options};
+};
+
+TEST_CASE("a job goes to a worker whose capabilities match, and only to one") {
+  Fixture f;
+  std::string id = f.queue.Submit("ana", CompileSpec("sm_100a")).value();
+
+  auto other = f.queue.Synchronize(Idle("old-nvcc", "sm_80,sm_90a")).value();
+  REQUIRE(other.desired_state.has_idle());
+
+  auto got = f.queue.Synchronize(Idle("w1")).value();
+  REQUIRE(got.desired_state.has_execute());
+  REQUIRE(got.desired_state.execute().job_id() == id);
+  REQUIRE(got.desired_state.execute().spec().source() == "__global__ void k() {}");
+  REQUIRE(got.next_sync_deadline == f.clock.Now() + absl::Seconds(10));
+
+  REQUIRE(f.queue.Synchronize(Idle("w2")).value().desired_state.has_idle());
+  REQUIRE(f.queue.GetJob(id)->state() == kernelseek::v1::JOB_STATE_LEASED);
+  REQUIRE(f.queue.GetJob(id)->worker() == "w1");
+}
+
+TEST_CASE("syncing while executing keeps the lease alive and shows the stage") {
+  Fixture f;
+  std::string id = f.queue.Submit("ana", CompileSpec()).value();
+  std::string lease = f.queue.Synchronize(Idle("w1")).value().desired_state.execute().lease_id();
+  for (int i = 0; i < 5; ++i) {
+    f.clock.Advance(absl::Seconds(8));
+    auto r = f.queue.Synchronize(Executing("w1", lease)).value();
+    REQUIRE(r.desired_state.execute().lease_id() == lease);
+  }
+  REQUIRE(f.queue.GetJob(id)->stage() == "compiling");
+  REQUIRE(f.queue.GetJob(id)->attempts() == 1);
+}
+
+TEST_CASE("a worker that misses its deadline loses the job to another worker") {
+  Fixture f;
+  std::string id = f.queue.Submit("ana", CompileSpec()).value();
+  std::string lease1 = f.queue.Synchronize(Idle("w1")).value().desired_state.execute().lease_id();
+  f.clock.Advance(absl::Seconds(11));
+  f.queue.ExpireLeases();
+  REQUIRE(f.queue.GetJob(id)->state() == kernelseek::v1::JOB_STATE_QUEUED);
+
+  auto r2 = f.queue.Synchronize(Idle("w2")).value();
+  REQUIRE(r2.desired_state.execute().job_id() == id);
+  std::string lease2 = r2.desired_state.execute().lease_id();
+  REQUIRE(lease2 != lease1);
+
+  // w1 comes back late: told to drop the job, and its result is ignored.
+  auto late = f.queue.Synchronize(Executing("w1", lease1)).value();
+  REQUIRE_FALSE((late.desired_state.has_execute() && late.desired_state.execute().lease_id() == lease1));
+  f.queue.Synchronize(Completed("w1", lease1, "from w1")).value();
+  REQUIRE(f.queue.GetJob(id)->state() == kernelseek::v1::JOB_STATE_LEASED);
+
+  f.queue.Synchronize(Completed("w2", lease2, "from w2")).value();
+  auto job = f.queue.GetJob(id).value();
+  REQUIRE(job.state() == kernelseek::v1::JOB_STATE_SUCCEEDED);
+  REQUIRE(job.result().compile().log() == "from w2");
+  REQUIRE(job.attempts() == 2);
+
+  // A duplicate of the completion changes nothing.
+  f.queue.Synchronize(Completed("w2", lease2, "again")).value();
+  REQUIRE(f.queue.GetJob(id)->result().compile().log() == "from w2");
+  REQUIRE(f.queue.ListJobs(10)->size() == 1);
+}
+
+TEST_CASE("when attempts are used up the job fails with the reason") {
+  Fixture f;
+  std::string id = f.queue.Submit("ana", CompileSpec()).value();
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    REQUIRE(f.queue.Synchronize(Idle("w1")).value().desired_state.has_execute());
+    f.clock.Advance(absl::Seconds(11));
+    f.queue.ExpireLeases();
+  }
+  auto job = f.queue.GetJob(id).value();
+  REQUIRE(job.state() == kernelseek::v1::JOB_STATE_FAILED);
+  REQUIRE_THAT(job.failure(), Catch::Contains("gave up after 2 attempts") && Catch::Contains("missed its sync deadline"));
+  REQUIRE(f.queue.Synchronize(Idle("w1")).value().desired_state.has_idle());
+}
+
+TEST_CASE("a worker that comes back idle has lost its job, which is re-queued") {
+  Fixture f;
+  std::string id = f.queue.Submit("ana", CompileSpec()).value();
+  REQUIRE(f.queue.Synchronize(Idle("w1")).value().desired_state.has_execute());
+  // Same worker restarts and reports idle: it gets the job again, as attempt 2.
+  auto again = f.queue.Synchronize(Idle("w1")).value();
+  REQUIRE(again.desired_state.execute().job_id() == id);
+  REQUIRE(f.queue.GetJob(id)->attempts() == 2);
+}
+
+TEST_CASE("an error report fails the job with the worker's message") {
+  Fixture f;
+  std::string id = f.queue.Submit("ana", CompileSpec()).value();
+  std::string lease = f.queue.Synchronize(Idle("w1")).value().desired_state.execute().lease_id();
+  SynchronizeRequest r = Idle("w1");
+  r.mutable_current_state()->mutable_completed()->set_lease_id(lease);
+  r.mutable_current_state()->mutable_completed()->set_error("nvcc not found at /nope");
+  f.queue.Synchronize(r).value();
+  REQUIRE(f.queue.GetJob(id)->state() == kernelseek::v1::JOB_STATE_FAILED);
+  REQUIRE(f.queue.GetJob(id)->failure() == "nvcc not found at /nope");
+}
+
+TEST_CASE("jobs are handed out in submission order") {
+  Fixture f;
+  std::string a = f.queue.Submit("ana", CompileSpec()).value();
+  std::string b = f.queue.Submit("ana", CompileSpec()).value();
+  REQUIRE(f.queue.Synchronize(Idle("w1")).value().desired_state.execute().job_id() == a);
+  REQUIRE(f.queue.Synchronize(Idle("w2")).value().desired_state.execute().job_id() == b);
+}
+
+TEST_CASE("unknown capability keys are rejected") {
+  Fixture f;
+  SynchronizeRequest r = Idle("w1");
+  auto* p = r.add_capabilities();
+  p->set_key("colour");
+  p->set_value("blue");
+  auto result = f.queue.Synchronize(r);
+  REQUIRE(result.status().code() == absl::StatusCode::kInvalidArgument);
+  REQUIRE_THAT(std::string(result.status().message()), Catch::Contains("colour"));
+}
+
+TEST_CASE("bad submissions are refused and nothing is stored") {
+  Fixture f;
+  JobSpec unknown_arch = CompileSpec("sm_42");
+  auto r1 = f.queue.Submit("ana", unknown_arch);
+  REQUIRE(r1.status().code() == absl::StatusCode::kInvalidArgument);
+  REQUIRE_THAT(std::string(r1.status().message()), Catch::Contains("sm_42"));
+
+  JobSpec big = CompileSpec();
+  big.set_source(std::string((1 << 20) + 1, 'x'));
+  auto r2 = f.queue.Submit("ana", big);
+  REQUIRE(r2.status().code() == absl::StatusCode::kInvalidArgument);
+  REQUIRE_THAT(std::string(r2.status().message()), Catch::Contains("limit"));
+
+  for (const char* define : {"X -o /etc/x", "-ccbin=/bin/sh", "--run", "A,-o/etc/x"}) {
+    JobSpec bad = CompileSpec();
+    bad.mutable_compile()->add_defines(define);
+    auto r = f.queue.Submit("ana", bad);
+    INFO(define);
+    REQUIRE(r.status().code() == absl::StatusCode::kInvalidArgument);
+  }
+  JobSpec bad_name = CompileSpec();
+  bad_name.set_source_name("../../etc/passwd");
+  REQUIRE(f.queue.Submit("ana", bad_name).status().code() == absl::StatusCode::kInvalidArgument);
+
+  REQUIRE(f.queue.ListJobs(10)->empty());
+}
+
+TEST_CASE("after a restart queued jobs are queued and a leased job can still be completed") {
+  Fixture f;
+  std::string leased = f.queue.Submit("ana", CompileSpec()).value();
+  std::string queued = f.queue.Submit("ana", CompileSpec()).value();
+  std::string lease = f.queue.Synchronize(Idle("w1")).value().desired_state.execute().lease_id();
+
+  JobQueue restarted(f.store.get(), &f.clock, f.options);
+  REQUIRE(restarted.Recover().ok());
+  REQUIRE(restarted.Synchronize(Idle("w2")).value().desired_state.execute().job_id() == queued);
+  restarted.Synchronize(Completed("w1", lease, "survived")).value();
+  REQUIRE(restarted.GetJob(leased)->state() == kernelseek::v1::JOB_STATE_SUCCEEDED);
+  REQUIRE(restarted.GetJob(leased)->result().compile().log() == "survived");
+}
+
+TEST_CASE("unknown job ids are NOT_FOUND, malformed ones INVALID_ARGUMENT") {
+  Fixture f;
+  REQUIRE(f.queue.GetJob("999").status().code() == absl::StatusCode::kNotFound);
+  REQUIRE(f.queue.GetJob("abc").status().code() == absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace kseek

@@ -1,0 +1,24 @@
+#include "worker/job_executor.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace kseek {
+
+absl::StatusOr<kernelseek::v1::JobResult> KindDispatcher::Execute(const kernelseek::v1::JobSpec& spec,
+                                                                  const StageReporter& report_stage) {
+  switch (spec.kind()) {
+    case kernelseek::v1::JOB_KIND_COMPILE: {
+      report_stage(absl::StrCat("compiling for ", spec.compile().arch()));
+      absl::StatusOr<kernelseek::v1::CompileResult> compiled = compiler_->Compile(spec);
+      if (!compiled.ok()) return compiled.status();
+      kernelseek::v1::JobResult result;
+      *result.mutable_compile() = *std::move(compiled);
+      return result;
+    }
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat("this worker cannot run jobs of kind ", kernelseek::v1::JobKind_Name(spec.kind())));
+  }
+}
+
+}  // namespace kseek

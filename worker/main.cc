@@ -1,0 +1,137 @@
+// kseek-worker: the daemon on a GPU or compile node. Dials the server,
+// advertises what it can do, and runs the jobs it is given.
+//
+//   kseek-worker --server HOST:PORT [--token T | $KSEEK_WORKER_TOKEN]
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "common/flags.h"
+#include "common/log.h"
+#include "worker/capabilities.h"
+#include "worker/compiler.h"
+#include "worker/job_executor.h"
+#include "worker/worker_loop.h"
+
+namespace kseek {
+namespace {
+
+std::string DefaultName() {
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  return absl::StrCat(host, "-", getpid());
+}
+
+// The first of `candidates` that is an executable file, or "".
+std::string FindTool(const std::string& name) {
+  std::vector<std::string> dirs;
+  if (const char* path = std::getenv("PATH")) dirs = absl::StrSplit(path, ':');
+  dirs.push_back("/usr/local/cuda/bin");
+  for (const std::string& dir : dirs) {
+    std::string candidate = absl::StrCat(dir, "/", name);
+    if (!dir.empty() && access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "";
+}
+
+int Main(int argc, char** argv) {
+  std::string server = "127.0.0.1:7070";
+  std::string token;
+  std::string name = DefaultName();
+  std::string nvcc = FindTool("nvcc");
+  std::string cuobjdump = FindTool("cuobjdump");
+  std::string temp_dir = "/tmp";
+  int64_t compile_timeout_s = 120;
+  FlagSet flags("kseek-worker", "--server HOST:PORT [flags]",
+                "Runs KernelSeek jobs for a server. Dials out (so it works behind NAT),\n"
+                "advertises nvcc's architectures and any visible GPU, and survives every\n"
+                "failure of a job. Stops on SIGTERM or SIGINT.");
+  flags.String("server", &server, "address of kseek-server");
+  flags.String("token", &token, "worker token from `kseek-server token create --worker NAME`", "KSEEK_WORKER_TOKEN");
+  flags.String("name", &name, "name shown in `kseek workers`; unique per worker process");
+  flags.String("nvcc", &nvcc, "nvcc to compile with (empty: no compile capability)");
+  flags.String("cuobjdump", &cuobjdump, "cuobjdump for SASS summaries (empty: none)");
+  flags.String("temp-dir", &temp_dir, "where per-job private directories are made");
+  flags.Int("compile-timeout", &compile_timeout_s, "seconds one nvcc run may take");
+  absl::StatusOr<std::vector<std::string>> rest = flags.Parse(std::vector<std::string>(argv + 1, argv + argc));
+  if (!rest.ok()) {
+    std::cerr << "kseek-worker: " << rest.status().message() << "\n";
+    return 2;
+  }
+  if (flags.help_requested()) {
+    std::cout << flags.Usage();
+    return 0;
+  }
+  if (!rest->empty()) {
+    std::cerr << "kseek-worker: unexpected argument \"" << rest->front() << "\"\n";
+    return 2;
+  }
+  if (token.empty()) {
+    std::cerr << "kseek-worker: no token: pass --token or set KSEEK_WORKER_TOKEN "
+                 "(create one with `kseek-server token create --db PATH --worker NAME`)\n";
+    return 2;
+  }
+
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  CapabilityProbeConfig probe;
+  probe.nvcc_path = nvcc;
+  DetectedCapabilities detected = DetectCapabilities(probe);
+  if (!detected.nvcc_note.empty()) Log(detected.nvcc_note);
+  if (!detected.gpu_note.empty()) Log(detected.gpu_note);
+  if (cuobjdump.empty()) Log("no cuobjdump found: compile results will carry no SASS summary");
+
+  CompilerConfig compiler_config;
+  compiler_config.nvcc_path = nvcc;
+  compiler_config.cuobjdump_path = cuobjdump;
+  compiler_config.supported_archs = detected.compile_archs;
+  compiler_config.temp_dir = temp_dir;
+  compiler_config.time_limit = absl::Seconds(compile_timeout_s);
+  Compiler compiler(compiler_config);
+  KindDispatcher executor(&compiler);
+
+  WorkerLoopOptions options;
+  options.name = name;
+  options.token = token;
+  for (const auto& p : detected.properties) options.capabilities.push_back(p);
+  std::vector<std::string> shown;
+  for (const auto& p : options.capabilities) shown.push_back(absl::StrCat(p.key(), "=", p.value()));
+  Log(absl::StrCat("kseek-worker ", name, " serving ", server, " with ", absl::StrJoin(shown, " ")));
+
+  grpc::ChannelArguments channel_args;
+  channel_args.SetMaxReceiveMessageSize(16 << 20);
+  auto channel = grpc::CreateCustomChannel(server, grpc::InsecureChannelCredentials(), channel_args);
+  auto stub = kernelseek::v1::WorkerHub::NewStub(channel);
+  WorkerLoop loop(stub.get(), &executor, options);
+  std::thread signal_thread([&loop, signals] {
+    int signal_number = 0;
+    sigwait(&signals, &signal_number);
+    Log(absl::StrCat("signal ", signal_number, ": stopping after the current sync"));
+    loop.Stop();
+  });
+  signal_thread.detach();
+  absl::Status status = loop.Run();
+  if (!status.ok()) {
+    std::cerr << "kseek-worker: " << status.message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace kseek
+
+int main(int argc, char** argv) { return kseek::Main(argc, argv); }
