@@ -5,7 +5,7 @@
 namespace kseek {
 namespace {
 
-absl::Status SqliteError(sqlite3* db, std::string_view what) {
+absl::Status SqliteError(sqlite3* db, absl::string_view what) {
   int code = sqlite3_errcode(db);
   std::string message = absl::StrCat(what, ": ", sqlite3_errmsg(db));
   // Busy or locked means another writer holds the file: worth retrying.
@@ -21,12 +21,12 @@ Statement& Statement::Bind(int index, int64_t value) {
   return *this;
 }
 
-Statement& Statement::Bind(int index, std::string_view text) {
+Statement& Statement::Bind(int index, absl::string_view text) {
   sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
   return *this;
 }
 
-Statement& Statement::BindBlob(int index, std::string_view bytes) {
+Statement& Statement::BindBlob(int index, absl::string_view bytes) {
   sqlite3_bind_blob(stmt_, index, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
   return *this;
 }
@@ -81,7 +81,7 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path
 
 Database::~Database() { sqlite3_close_v2(db_); }
 
-absl::StatusOr<Statement> Database::Prepare(std::string_view sql) {
+absl::StatusOr<Statement> Database::Prepare(absl::string_view sql) {
   sqlite3_stmt* stmt = nullptr;
   if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr) != SQLITE_OK) {
     return SqliteError(db_, absl::StrCat("sqlite prepare of \"", sql, "\""));
@@ -89,7 +89,7 @@ absl::StatusOr<Statement> Database::Prepare(std::string_view sql) {
   return Statement(db_, stmt);
 }
 
-absl::Status Database::Exec(std::string_view sql) {
+absl::Status Database::Exec(absl::string_view sql) {
   std::string text(sql);
   char* error = nullptr;
   if (sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {

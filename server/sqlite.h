@@ -10,7 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <string_view>
+#include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -27,8 +27,8 @@ class Statement {
 
   // Binds are 1-based, as in SQLite.
   Statement& Bind(int index, int64_t value);
-  Statement& Bind(int index, std::string_view text);
-  Statement& BindBlob(int index, std::string_view bytes);
+  Statement& Bind(int index, absl::string_view text);
+  Statement& BindBlob(int index, absl::string_view bytes);
   Statement& BindNull(int index);
 
   // Steps once: true while a row is available, false when done.
@@ -52,9 +52,9 @@ class Database {
   static absl::StatusOr<std::unique_ptr<Database>> Open(const std::string& path);
   ~Database();
 
-  absl::StatusOr<Statement> Prepare(std::string_view sql);
+  absl::StatusOr<Statement> Prepare(absl::string_view sql);
   // Runs one or more statements that return no rows.
-  absl::Status Exec(std::string_view sql);
+  absl::Status Exec(absl::string_view sql);
   int64_t LastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
   int Changes() const { return sqlite3_changes(db_); }
 

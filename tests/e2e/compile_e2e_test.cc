@@ -1,0 +1,189 @@
+// End to end: the real kseek CLI, kseek-server and kseek-worker on loopback,
+// a temp SQLite file and the real nvcc, compiling real kernels.
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "tests/e2e/local_stack.h"
+
+namespace kseek::testing {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kKernel = R"cu(
+__global__ void scale_rows(const float* in, float* out, int n) {
+  __shared__ float tile[256];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  tile[threadIdx.x] = i < n ? in[i] : 0.f;
+  __syncthreads();
+  if (i < n) out[i] = __expf(tile[threadIdx.x]) * tile[(threadIdx.x + 1) % 256];
+}
+)cu";
+
+std::string WriteKernel(const LocalStack& stack, const std::string& name, const std::string& text) {
+  std::string path = stack.dir().File(name);
+  WriteFile(path, text);
+  return path;
+}
+
+json JobJson(LocalStack& stack, const std::string& id) {
+  SubprocessResult r = stack.Kseek({"job", id, "--json"});
+  INFO(r.stderr_text);
+  REQUIRE(r.exit_code == 0);
+  return json::parse(r.stdout_text);
+}
+
+TEST_CASE("the CLI compiles a kernel for sm_90a and sm_100a through server and worker", "[e2e]") {
+  LocalStack stack;
+  stack.StartServer();
+  stack.StartWorker("cpu-1");
+  std::string kernel = WriteKernel(stack, "scale_rows.cu", kKernel);
+  for (const std::string arch : {"sm_90a", "sm_100a"}) {
+    SubprocessResult text = stack.Kseek({"compile", kernel, "--arch", arch});
+    INFO(text.stdout_text << text.stderr_text);
+    REQUIRE(text.exit_code == 0);
+    REQUIRE_THAT(text.stdout_text, Catch::Contains("scale_rows"));
+
+    SubprocessResult r = stack.Kseek({"compile", kernel, "--arch", arch, "--json"});
+    REQUIRE(r.exit_code == 0);
+    json job = json::parse(r.stdout_text);
+    REQUIRE(job["state"] == "JOB_STATE_SUCCEEDED");
+    const json& compile = job["result"]["compile"];
+    REQUIRE(compile["success"] == true);
+    REQUIRE(compile["resources"].size() == 1);
+    REQUIRE(compile["resources"][0]["arch"] == arch);
+    REQUIRE(compile["resources"][0]["registers"].get<int>() > 0);
+    REQUIRE(compile["resources"][0]["shared_bytes"].get<int>() == 1024);
+    // cuobjdump is part of the installed toolchain here: the SASS summary must be there.
+    REQUIRE(compile["sass"].size() == 1);
+    int mufu = 0;
+    for (const json& c : compile["sass"][0]["classes"]) {
+      if (c["name"] == "MUFU") mufu = c.value("count", 0);
+    }
+    REQUIRE(mufu > 0);
+  }
+  SubprocessResult workers = stack.Kseek({"workers"});
+  REQUIRE(workers.exit_code == 0);
+  REQUIRE_THAT(workers.stdout_text, Catch::Contains("cpu-1") && Catch::Contains("sm_100a"));
+}
+
+TEST_CASE("bad input gets a clear error and nothing half-stored", "[e2e]") {
+  LocalStack stack;
+  stack.StartServer();
+  stack.StartWorker("cpu-1");
+
+  SECTION("source that does not compile comes back with diagnostics and line numbers") {
+    std::string bad = WriteKernel(stack, "broken.cu", "__global__ void k(float* x) {\n  x[0] = y;\n}\n");
+    SubprocessResult r = stack.Kseek({"compile", bad, "--arch", "sm_90a"});
+    INFO(r.stdout_text << r.stderr_text);
+    REQUIRE(r.exit_code == 1);
+    REQUIRE_THAT(r.stdout_text, Catch::Contains("broken.cu:2") && Catch::Contains("error"));
+    REQUIRE_THAT(r.stdout_text, Catch::Contains("\"y\" is undefined") || Catch::Contains("identifier \"y\""));
+  }
+  SECTION("an unknown arch, an oversized source and forbidden flags are refused before anything is queued") {
+    std::string kernel = WriteKernel(stack, "ok.cu", kKernel);
+    SubprocessResult arch = stack.Kseek({"compile", kernel, "--arch", "sm_42"});
+    REQUIRE(arch.exit_code == 2);
+    REQUIRE_THAT(arch.stderr_text, Catch::Contains("sm_42"));
+
+    std::string huge = WriteKernel(stack, "huge.cu", std::string((1 << 20) + 10, ' '));
+    SubprocessResult big = stack.Kseek({"compile", huge, "--arch", "sm_90a"});
+    REQUIRE(big.exit_code == 2);
+    REQUIRE_THAT(big.stderr_text, Catch::Contains("limit"));
+
+    for (std::string define : {"X -o /etc/x", "--run", "-ccbin=/bin/sh", "A=1,-o/etc/x"}) {
+      SubprocessResult r = stack.Kseek({"compile", kernel, "--arch", "sm_90a", "--define", define});
+      INFO(define << ": " << r.stderr_text);
+      REQUIRE(r.exit_code == 2);
+      REQUIRE_FALSE(r.stderr_text.empty());
+    }
+    SubprocessResult jobs = stack.Kseek({"jobs", "--json"});
+    REQUIRE(jobs.exit_code == 0);
+    json listed = json::parse(jobs.stdout_text);
+    REQUIRE(listed.value("jobs", json::array()).empty());
+  }
+  SECTION("missing and wrong tokens, and unknown job ids") {
+    SubprocessSpec no_token;
+    no_token.argv = {BinDir() + "/kseek", "--server", stack.address(), "jobs"};
+    no_token.extra_env = {{"KSEEK_TOKEN", ""}};
+    auto r1 = RunSubprocess(no_token);
+    REQUIRE(r1->exit_code == 3);
+    REQUIRE_THAT(r1->stderr_text, Catch::Contains("token create"));
+
+    SubprocessResult wrong = stack.Kseek({"jobs"}, "ksu_not-a-real-token");
+    REQUIRE(wrong.exit_code == 3);
+    REQUIRE_THAT(wrong.stderr_text, Catch::Contains("token"));
+
+    SubprocessResult unknown = stack.Kseek({"job", "424242"});
+    REQUIRE(unknown.exit_code == 2);
+    REQUIRE_THAT(unknown.stderr_text, Catch::Contains("424242"));
+  }
+}
+
+TEST_CASE("kill -9 of a worker holding a lease: the job completes on a second worker, listed once", "[e2e][fault]") {
+  LocalStack stack;
+  stack.StartServer({"--lease-timeout", "2"});
+  // A slow nvcc keeps the first worker inside the job long enough to kill it there.
+  std::string slow_nvcc = stack.dir().File("slow-nvcc");
+  WriteFile(slow_nvcc,
+            "#!/bin/sh\ncase \"$1\" in --version|--list-gpu-code|--list-gpu-arch) ;; *) sleep 30;; esac\n"
+            "exec /usr/local/cuda/bin/nvcc \"$@\"\n");
+  REQUIRE(chmod(slow_nvcc.c_str(), 0755) == 0);
+  ChildProcess* first = stack.StartWorker("doomed", slow_nvcc);
+
+  std::string kernel = WriteKernel(stack, "k.cu", kKernel);
+  SubprocessResult submitted = stack.Kseek({"compile", kernel, "--arch", "sm_90a", "--no-wait"});
+  INFO(submitted.stderr_text);
+  REQUIRE(submitted.exit_code == 0);
+  std::string id(absl::StripAsciiWhitespace(submitted.stdout_text));
+  REQUIRE(WaitFor([&] { return JobJson(stack, id)["state"] == "JOB_STATE_LEASED"; }, absl::Seconds(20)));
+  first->Signal(SIGKILL);
+  first->Wait();
+
+  stack.StartWorker("rescuer");
+  bool done = WaitFor([&] { return JobJson(stack, id)["state"] == "JOB_STATE_SUCCEEDED"; }, absl::Seconds(60));
+  json job = JobJson(stack, id);
+  INFO(job.dump(2));
+  REQUIRE(done);
+  REQUIRE(job["worker"] == "rescuer");
+  REQUIRE(job["attempts"] == 2);
+  json listed = json::parse(stack.Kseek({"jobs", "--json"}).stdout_text);
+  REQUIRE(listed["jobs"].size() == 1);
+}
+
+TEST_CASE("kill -9 of the server with jobs queued: after restart every acknowledged job is there", "[e2e][fault]") {
+  LocalStack stack;
+  stack.StartServer();
+  std::string kernel = WriteKernel(stack, "k.cu", kKernel);
+  std::vector<std::string> ids;
+  for (int i = 0; i < 5; ++i) {
+    SubprocessResult r = stack.Kseek({"compile", kernel, "--arch", "sm_90a", "--no-wait"});
+    REQUIRE(r.exit_code == 0);
+    ids.emplace_back(absl::StripAsciiWhitespace(r.stdout_text));
+  }
+  stack.KillServer(SIGKILL);
+  stack.StartServer();
+  for (const std::string& id : ids) REQUIRE(JobJson(stack, id)["state"] == "JOB_STATE_QUEUED");
+
+  stack.StartWorker("cpu-1");
+  for (const std::string& id : ids) {
+    INFO("job " << id);
+    REQUIRE(WaitFor([&] { return JobJson(stack, id)["state"] == "JOB_STATE_SUCCEEDED"; }, absl::Seconds(60)));
+  }
+}
+
+TEST_CASE("SIGTERM stops the server gracefully", "[e2e]") {
+  LocalStack stack;
+  stack.StartServer();
+  stack.KillServer(SIGTERM);
+  REQUIRE(stack.server()->Wait() == 0);
+  REQUIRE_THAT(ReadFile(stack.server()->log_path()), Catch::Contains("stopped"));
+}
+
+}  // namespace
+}  // namespace kseek::testing

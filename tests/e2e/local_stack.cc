@@ -1,0 +1,84 @@
+#include "tests/e2e/local_stack.h"
+
+#include <signal.h>
+
+#include <catch2/catch.hpp>
+#include <regex>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace kseek::testing {
+namespace {
+
+std::string LastLine(const std::string& text) {
+  std::vector<std::string> lines = absl::StrSplit(std::string(absl::StripTrailingAsciiWhitespace(text)), '\n');
+  return lines.empty() ? "" : lines.back();
+}
+
+}  // namespace
+
+std::string BinDir() { return KSEEK_BIN_DIR; }
+
+LocalStack::LocalStack() : db_(dir_.File("kseek.db")) {
+  for (auto [flag, token] : {std::pair{"--user", &user_token_}, std::pair{"--worker", &worker_token_}}) {
+    SubprocessSpec spec;
+    spec.argv = {BinDir() + "/kseek-server", "token", "create", "--db", db_, flag, "tester"};
+    spec.time_limit = absl::Seconds(30);
+    auto result = RunSubprocess(spec);
+    REQUIRE(result.ok());
+    INFO(result->stderr_text);
+    REQUIRE(result->exit_code == 0);
+    *token = LastLine(result->stdout_text);
+    REQUIRE(token->size() > 40);
+  }
+}
+
+void LocalStack::StartServer(const std::vector<std::string>& extra_flags) {
+  std::string log = dir_.File(absl::StrCat("server-", ++server_starts_, ".log"));
+  std::vector<std::string> argv = {BinDir() + "/kseek-server", "--listen", "127.0.0.1:0", "--db", db_};
+  argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
+  auto server = ChildProcess::Start(argv, log);
+  REQUIRE(server.ok());
+  server_ = *std::move(server);
+  std::regex listening("listening on (127\\.0\\.0\\.1:[0-9]+)");
+  std::smatch match;
+  bool up = WaitFor(
+      [&] {
+        std::string text = ReadFile(log);
+        if (!std::regex_search(text, match, listening)) return false;
+        address_ = match[1];
+        return true;
+      },
+      absl::Seconds(20));
+  INFO(ReadFile(log));
+  REQUIRE(up);
+}
+
+void LocalStack::KillServer(int signal_number) {
+  server_->Signal(signal_number);
+  server_->Wait();
+}
+
+ChildProcess* LocalStack::StartWorker(const std::string& name, const std::string& nvcc) {
+  std::vector<std::string> argv = {BinDir() + "/kseek-worker", "--server", address_, "--name", name};
+  if (!nvcc.empty()) argv.insert(argv.end(), {"--nvcc", nvcc});
+  auto worker = ChildProcess::Start(argv, dir_.File(name + ".log"), {{"KSEEK_WORKER_TOKEN", worker_token_}});
+  REQUIRE(worker.ok());
+  workers_.push_back(*std::move(worker));
+  return workers_.back().get();
+}
+
+SubprocessResult LocalStack::Kseek(const std::vector<std::string>& args, const std::string& token) {
+  SubprocessSpec spec;
+  spec.argv = {BinDir() + "/kseek"};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.extra_env = {{"KSEEK_SERVER", address_}, {"KSEEK_TOKEN", token.empty() ? user_token_ : token}};
+  spec.time_limit = absl::Seconds(180);
+  auto result = RunSubprocess(spec);
+  REQUIRE(result.ok());
+  return *std::move(result);
+}
+
+}  // namespace kseek::testing

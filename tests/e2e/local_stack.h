@@ -1,0 +1,53 @@
+// LocalStack: a real kseek-server (and workers) on loopback over a temp SQLite
+// file, for end-to-end tests that drive the real binaries through the CLI.
+// Ports are picked by the kernel (--listen 127.0.0.1:0) and read from the
+// server's log. Not thread-safe.
+#ifndef KERNELSEEK_TESTS_E2E_LOCAL_STACK_H_
+#define KERNELSEEK_TESTS_E2E_LOCAL_STACK_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/subprocess.h"
+#include "tests/testing/process.h"
+#include "tests/testing/temp_dir.h"
+
+namespace kseek::testing {
+
+// Where the build put kseek, kseek-server and kseek-worker.
+std::string BinDir();
+
+class LocalStack {
+ public:
+  // Creates the database and a user and a worker token.
+  LocalStack();
+
+  // Starts (or restarts) the server on a new port with extra flags.
+  void StartServer(const std::vector<std::string>& extra_flags = {});
+  void KillServer(int signal_number);
+  // Starts a worker named `name`; `nvcc` replaces the real one when given.
+  ChildProcess* StartWorker(const std::string& name, const std::string& nvcc = "");
+
+  // Runs the CLI against the server with the user token.
+  SubprocessResult Kseek(const std::vector<std::string>& args, const std::string& token = "");
+
+  const std::string& address() const { return address_; }
+  const std::string& user_token() const { return user_token_; }
+  const TempDir& dir() const { return dir_; }
+  ChildProcess* server() { return server_.get(); }
+
+ private:
+  TempDir dir_;
+  std::string db_;
+  std::string user_token_;
+  std::string worker_token_;
+  std::string address_;
+  std::unique_ptr<ChildProcess> server_;
+  std::vector<std::unique_ptr<ChildProcess>> workers_;
+  int server_starts_ = 0;
+};
+
+}  // namespace kseek::testing
+
+#endif  // KERNELSEEK_TESTS_E2E_LOCAL_STACK_H_
