@@ -1,0 +1,153 @@
+#include "client/coordinator_client.h"
+
+#include <grpcpp/client_context.h>
+#include <grpcpp/create_channel.h>
+#include <grpcpp/security/credentials.h>
+#include <grpcpp/support/channel_arguments.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/grpc_status.h"
+
+namespace kseek {
+namespace {
+
+using kernelseek::v1::Job;
+
+bool IsFinished(const Job& job) {
+  return job.state() == kernelseek::v1::JOB_STATE_SUCCEEDED ||
+         job.state() == kernelseek::v1::JOB_STATE_FAILED;
+}
+
+// A broken connection or a server going away mid-stream; anything else
+// (bad token, unknown job, ...) would fail the same way again.
+bool IsStreamBreak(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kUnavailable:
+    case absl::StatusCode::kCancelled:
+    case absl::StatusCode::kAborted:
+    case absl::StatusCode::kInternal:
+    case absl::StatusCode::kUnknown:
+    case absl::StatusCode::kDeadlineExceeded:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<grpc::Channel> CoordinatorClient::MakeChannel(const std::string& address) {
+  grpc::ChannelArguments args;
+  // gRPC's default reconnect backoff grows to 120 s; while it waits, calls
+  // fail at once, so a watch would miss a server that is already back.
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 250);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 250);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
+  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+}
+
+CoordinatorClient::CoordinatorClient(std::shared_ptr<grpc::Channel> channel, std::string token)
+    : CoordinatorClient(std::move(channel), std::move(token), Options()) {}
+
+CoordinatorClient::CoordinatorClient(std::shared_ptr<grpc::Channel> channel, std::string token,
+                                     Options options)
+    : stub_(kernelseek::v1::Coordinator::NewStub(std::move(channel))),
+      token_(std::move(token)),
+      options_(options) {}
+
+void CoordinatorClient::PrepareContext(grpc::ClientContext* context, bool with_deadline) const {
+  context->AddMetadata("authorization", absl::StrCat("Bearer ", token_));
+  if (with_deadline) context->set_deadline(absl::ToChronoTime(absl::Now() + options_.rpc_timeout));
+}
+
+absl::StatusOr<std::string> CoordinatorClient::SubmitJob(const kernelseek::v1::JobSpec& spec) {
+  grpc::ClientContext context;
+  PrepareContext(&context, /*with_deadline=*/true);
+  kernelseek::v1::SubmitJobRequest request;
+  *request.mutable_spec() = spec;
+  kernelseek::v1::SubmitJobResponse response;
+  if (grpc::Status s = stub_->SubmitJob(&context, request, &response); !s.ok()) {
+    return FromGrpcStatus(s);
+  }
+  return response.job_id();
+}
+
+absl::StatusOr<Job> CoordinatorClient::GetJob(const std::string& job_id) {
+  grpc::ClientContext context;
+  PrepareContext(&context, /*with_deadline=*/true);
+  kernelseek::v1::GetJobRequest request;
+  request.set_job_id(job_id);
+  Job job;
+  if (grpc::Status s = stub_->GetJob(&context, request, &job); !s.ok()) return FromGrpcStatus(s);
+  return job;
+}
+
+absl::StatusOr<std::vector<Job>> CoordinatorClient::ListJobs(int limit) {
+  grpc::ClientContext context;
+  PrepareContext(&context, /*with_deadline=*/true);
+  kernelseek::v1::ListJobsRequest request;
+  request.set_limit(limit);
+  kernelseek::v1::ListJobsResponse response;
+  if (grpc::Status s = stub_->ListJobs(&context, request, &response); !s.ok()) {
+    return FromGrpcStatus(s);
+  }
+  return std::vector<Job>(response.jobs().begin(), response.jobs().end());
+}
+
+absl::StatusOr<std::vector<kernelseek::v1::WorkerInfo>> CoordinatorClient::ListWorkers() {
+  grpc::ClientContext context;
+  PrepareContext(&context, /*with_deadline=*/true);
+  kernelseek::v1::ListWorkersResponse response;
+  if (grpc::Status s = stub_->ListWorkers(&context, {}, &response); !s.ok()) {
+    return FromGrpcStatus(s);
+  }
+  return std::vector<kernelseek::v1::WorkerInfo>(response.workers().begin(),
+                                                 response.workers().end());
+}
+
+absl::StatusOr<Job> CoordinatorClient::WatchJob(
+    const std::string& job_id, const std::function<void(const Job&)>& on_update,
+    const std::function<void(const absl::Status&)>& on_stream_lost) {
+  kernelseek::v1::WatchJobRequest request;
+  request.set_job_id(job_id);
+  absl::Time last_message = absl::Now();
+  absl::Duration backoff = options_.initial_backoff;
+  while (true) {
+    // No deadline: a job may wait in the queue for as long as it takes.
+    grpc::ClientContext context;
+    PrepareContext(&context, /*with_deadline=*/false);
+    std::unique_ptr<grpc::ClientReader<Job>> reader = stub_->WatchJob(&context, request);
+    Job job;
+    while (reader->Read(&job)) {
+      last_message = absl::Now();
+      backoff = options_.initial_backoff;
+      if (on_update) on_update(job);
+      if (IsFinished(job)) {
+        context.TryCancel();
+        reader->Finish().IgnoreError();  // The server may end the call as it likes now.
+        return job;
+      }
+    }
+    absl::Status status = FromGrpcStatus(reader->Finish());
+    if (status.ok()) {
+      // The server ended the stream before the job finished (e.g. it is
+      // shutting down); a new stream picks up from the job's current state.
+      status = absl::UnavailableError(
+          absl::StrCat("the watch of job ", job_id, " ended before the job finished"));
+    } else if (!IsStreamBreak(status)) {
+      return status;
+    }
+    absl::Duration left = options_.watch_reconnect_budget - (absl::Now() - last_message);
+    if (left <= absl::ZeroDuration()) return status;
+    if (on_stream_lost) on_stream_lost(status);
+    absl::SleepFor(std::min(backoff, left));
+    backoff = std::min(backoff * 2, options_.max_backoff);
+  }
+}
+
+}  // namespace kseek

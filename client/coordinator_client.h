@@ -1,0 +1,68 @@
+// CoordinatorClient: the kseek CLI's calls to the Coordinator service.
+//
+// Wraps the generated stub so that every call carries the user's token as
+// `authorization: Bearer TOKEN` metadata and every unary call a deadline, and
+// turns grpc::Status into absl::Status. WatchJob follows a job to the end and
+// re-opens the stream when it breaks (e.g. a server restart). Holds a shared
+// channel; thread-compatible (one call at a time per object is the CLI's use,
+// though the stub itself is thread-safe).
+#ifndef KERNELSEEK_CLIENT_COORDINATOR_CLIENT_H_
+#define KERNELSEEK_CLIENT_COORDINATOR_CLIENT_H_
+
+#include <grpcpp/channel.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "proto/kernelseek.grpc.pb.h"
+
+namespace kseek {
+
+class CoordinatorClient {
+ public:
+  struct Options {
+    absl::Duration rpc_timeout = absl::Seconds(10);
+    // How long WatchJob keeps re-opening a broken stream before giving up;
+    // counted from the last message received.
+    absl::Duration watch_reconnect_budget = absl::Seconds(60);
+    absl::Duration initial_backoff = absl::Milliseconds(250);
+    absl::Duration max_backoff = absl::Seconds(4);
+  };
+
+  // An insecure channel to HOST:PORT whose reconnect backoff is short enough
+  // that WatchJob notices a restarted server within seconds.
+  static std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address);
+
+  CoordinatorClient(std::shared_ptr<grpc::Channel> channel, std::string token);
+  CoordinatorClient(std::shared_ptr<grpc::Channel> channel, std::string token, Options options);
+
+  absl::StatusOr<std::string> SubmitJob(const kernelseek::v1::JobSpec& spec);
+  absl::StatusOr<kernelseek::v1::Job> GetJob(const std::string& job_id);
+  absl::StatusOr<std::vector<kernelseek::v1::Job>> ListJobs(int limit);
+  absl::StatusOr<std::vector<kernelseek::v1::WorkerInfo>> ListWorkers();
+
+  // Streams `job_id` until it is SUCCEEDED or FAILED and returns that last
+  // version. `on_update` sees every version received; `on_stream_lost` is told
+  // each time the stream broke and is about to be re-opened. Errors that a
+  // retry cannot fix (UNAUTHENTICATED, NOT_FOUND, ...) return at once; a
+  // stream that stays broken longer than watch_reconnect_budget returns its
+  // last error.
+  absl::StatusOr<kernelseek::v1::Job> WatchJob(
+      const std::string& job_id, const std::function<void(const kernelseek::v1::Job&)>& on_update,
+      const std::function<void(const absl::Status&)>& on_stream_lost);
+
+ private:
+  void PrepareContext(grpc::ClientContext* context, bool with_deadline) const;
+
+  std::unique_ptr<kernelseek::v1::Coordinator::Stub> stub_;
+  std::string token_;
+  Options options_;
+};
+
+}  // namespace kseek
+
+#endif  // KERNELSEEK_CLIENT_COORDINATOR_CLIENT_H_

@@ -1,0 +1,44 @@
+#include "client/exit_codes.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace kseek {
+
+ExitCode ExitCodeForRpcError(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kOk:
+      return kExitOk;
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kOutOfRange:
+      return kExitUsage;
+    default:
+      return kExitServer;
+  }
+}
+
+std::string DescribeRpcError(const absl::Status& status, absl::string_view server) {
+  absl::string_view detail = status.message();
+  switch (status.code()) {
+    case absl::StatusCode::kUnauthenticated:
+      return "token rejected by server";
+    case absl::StatusCode::kUnavailable:
+      return detail.empty() ? absl::StrCat("cannot reach server at ", server)
+                            : absl::StrCat("cannot reach server at ", server, " (", detail, ")");
+    case absl::StatusCode::kDeadlineExceeded:
+      return absl::StrCat("server at ", server, " did not answer in time");
+    case absl::StatusCode::kPermissionDenied:
+      return absl::StrCat("permission denied: ", detail);
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kOutOfRange:
+    case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kResourceExhausted:
+      return absl::StrCat("server rejected the request: ", detail);
+    case absl::StatusCode::kNotFound:
+      return std::string(detail.empty() ? "not found" : detail);
+    default:
+      return absl::StrCat("server error (", absl::StatusCodeToString(status.code()), "): ", detail);
+  }
+}
+
+}  // namespace kseek

@@ -1,0 +1,33 @@
+// Exit codes of the kseek CLI and the one-line messages for failed RPCs.
+//
+// Scripts branch on these codes, so they are part of the CLI's interface and
+// are listed in `kseek --help`. Plain functions; thread-safe.
+#ifndef KERNELSEEK_CLIENT_EXIT_CODES_H_
+#define KERNELSEEK_CLIENT_EXIT_CODES_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+
+namespace kseek {
+
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitDidNotCompile = 1,  // the job ran and the kernel has compile errors
+  kExitUsage = 2,          // bad flags or arguments, or input the server rejected
+  kExitServer = 3,         // no token, server unreachable, token rejected, server error
+  kExitJobFailed = 4,      // the job produced no result (attempts exhausted, worker error)
+};
+
+// The exit code for a failed RPC: INVALID_ARGUMENT, NOT_FOUND and OUT_OF_RANGE
+// mean the user must fix the input (kExitUsage); everything else is kExitServer.
+ExitCode ExitCodeForRpcError(const absl::Status& status);
+
+// One line, without the "kseek: " prefix, saying what went wrong with a call
+// to the server at `server`, e.g. "token rejected by server".
+std::string DescribeRpcError(const absl::Status& status, absl::string_view server);
+
+}  // namespace kseek
+
+#endif  // KERNELSEEK_CLIENT_EXIT_CODES_H_

@@ -1,0 +1,112 @@
+#include "common/properties.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace kseek {
+namespace {
+
+constexpr std::array<absl::string_view, 5> kKnownKeys = {"arch", "compile", "driver", "gpu",
+                                                         "nvcc"};
+constexpr size_t kMaxValueBytes = 512;
+
+// sm_<digits>[letter]: sm_90, sm_90a, sm_100f.
+bool IsArchName(absl::string_view name) {
+  if (!absl::ConsumePrefix(&name, "sm_") || name.empty()) return false;
+  if (std::islower(static_cast<unsigned char>(name.back()))) name.remove_suffix(1);
+  return !name.empty() &&
+         std::all_of(name.begin(), name.end(), [](char c) { return absl::ascii_isdigit(c); });
+}
+
+absl::Status ValidateValue(const kernelseek::v1::Property& p) {
+  const std::string& value = p.value();
+  if (value.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("property '", p.key(), "' has an empty value"));
+  }
+  if (value.size() > kMaxValueBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("property '", p.key(), "' value is longer than ", kMaxValueBytes, " bytes"));
+  }
+  if (absl::ascii_isspace(value.front()) || absl::ascii_isspace(value.back()) ||
+      std::any_of(value.begin(), value.end(), [](char c) { return absl::ascii_iscntrl(c); })) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("property '", p.key(), "' value '", value,
+                     "' has surrounding space or control characters"));
+  }
+  if (p.key() == "arch" && !IsArchName(value)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("property 'arch' value '", value, "' is not an architecture like sm_90"));
+  }
+  if (p.key() == "compile") {
+    for (const std::string& arch : SplitArchList(value)) {
+      if (!IsArchName(arch)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("property 'compile' value '", value, "' lists '", arch,
+                         "', which is not an architecture like sm_90a"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool IsKnownPropertyKey(absl::string_view key) {
+  return std::find(kKnownKeys.begin(), kKnownKeys.end(), key) != kKnownKeys.end();
+}
+
+void SortProperties(PropertyList* properties) {
+  std::stable_sort(properties->begin(), properties->end(),
+                   [](const kernelseek::v1::Property& a, const kernelseek::v1::Property& b) {
+                     return a.key() < b.key();
+                   });
+}
+
+std::vector<std::string> SplitArchList(absl::string_view value) {
+  return absl::StrSplit(value, ',');
+}
+
+absl::Status ValidateProperties(const PropertyList& properties) {
+  const kernelseek::v1::Property* previous = nullptr;
+  for (const kernelseek::v1::Property& p : properties) {
+    if (!IsKnownPropertyKey(p.key())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown property key '", p.key(), "' (known: arch, compile, driver, gpu, nvcc)"));
+    }
+    if (previous != nullptr && previous->key() == p.key()) {
+      return absl::InvalidArgumentError(absl::StrCat("property '", p.key(), "' appears twice"));
+    }
+    if (previous != nullptr && p.key() < previous->key()) {
+      return absl::InvalidArgumentError(absl::StrCat("properties must be sorted by key: '", p.key(),
+                                                     "' comes after '", previous->key(), "'"));
+    }
+    if (absl::Status s = ValidateValue(p); !s.ok()) return s;
+    previous = &p;
+  }
+  return absl::OkStatus();
+}
+
+bool RequirementsMatch(const PropertyList& requirements, const PropertyList& capabilities) {
+  for (const kernelseek::v1::Property& need : requirements) {
+    auto have =
+        std::find_if(capabilities.begin(), capabilities.end(),
+                     [&](const kernelseek::v1::Property& p) { return p.key() == need.key(); });
+    if (have == capabilities.end()) return false;
+    if (need.key() == "compile") {
+      std::vector<std::string> offered = SplitArchList(have->value());
+      for (const std::string& arch : SplitArchList(need.value())) {
+        if (std::find(offered.begin(), offered.end(), arch) == offered.end()) return false;
+      }
+    } else if (need.value() != have->value()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace kseek

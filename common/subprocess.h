@@ -1,0 +1,66 @@
+// Runs one external program (nvcc, cuobjdump, nvidia-smi, kseek-runner) without
+// a shell, with a wall-clock limit and bounded output capture.
+//
+// RunSubprocess is thread-safe: every pipe it creates is close-on-exec, so a
+// child spawned by one thread never inherits another call's pipe ends, and it
+// installs no signal handlers. The child runs in its own process group, so a
+// time limit kills the program and everything it started.
+#ifndef KERNELSEEK_COMMON_SUBPROCESS_H_
+#define KERNELSEEK_COMMON_SUBPROCESS_H_
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace kseek {
+
+struct SubprocessSpec {
+  // argv[0] is the program: a path if it contains '/', else searched in PATH.
+  std::vector<std::string> argv;
+  // Empty: the caller's working directory.
+  std::string working_dir;
+  // Added to (or overriding) the caller's environment.
+  std::vector<std::pair<std::string, std::string>> extra_env;
+  // On expiry the whole process group gets SIGKILL.
+  absl::Duration time_limit = absl::InfiniteDuration();
+  // Cap on captured bytes of stdout and of stderr, each. Output past the cap
+  // is still read (so the child never blocks on a full pipe) and discarded.
+  size_t max_output_bytes = 1 << 20;
+};
+
+struct SubprocessResult {
+  // Valid when term_signal == 0.
+  int exit_code = -1;
+  // Signal that ended the process, 0 if it exited. SIGKILL after a timeout.
+  int term_signal = 0;
+  bool timed_out = false;
+  std::string stdout_text;
+  std::string stderr_text;
+  bool stdout_truncated = false;
+  bool stderr_truncated = false;
+  double wall_seconds = 0;
+
+  // Exited by itself with code 0.
+  bool Succeeded() const { return !timed_out && term_signal == 0 && exit_code == 0; }
+  // "exit code 1", "killed by signal 9 (Killed)", "timed out after 5s".
+  std::string Describe() const;
+};
+
+// Runs spec.argv to completion (or to the time limit). Errors only when the
+// program could not be started: NOT_FOUND when argv[0] does not exist,
+// FAILED_PRECONDITION when it is not executable or the working directory is
+// missing, INVALID_ARGUMENT for an empty argv, INTERNAL for pipe/spawn failures.
+// A program that starts and then fails is a SubprocessResult, not an error.
+absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessSpec& spec);
+
+// Joins argv for display, quoting arguments that contain shell-special
+// characters, so the line can be pasted into a shell.
+std::string FormatCommandLine(const std::vector<std::string>& argv);
+
+}  // namespace kseek
+
+#endif  // KERNELSEEK_COMMON_SUBPROCESS_H_

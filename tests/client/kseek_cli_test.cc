@@ -1,0 +1,209 @@
+// Runs the kseek binary (path from the build, KSEEK_BINARY) as a user would:
+// help text, exit codes and one-line errors, against a scripted server.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "tests/client/fake_coordinator.h"
+#include "tests/testing/temp_dir.h"
+
+namespace kseek {
+namespace {
+
+using kernelseek::v1::Job;
+using testing::FakeCoordinatorServer;
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Runs `kseek ARGS` with KSEEK_TOKEN and KSEEK_SERVER cleared, then `env` set.
+Outcome RunKseek(const std::string& args, const std::string& env = "") {
+  testing::TempDir dir;
+  std::string command =
+      absl::StrCat("env -u KSEEK_TOKEN -u KSEEK_SERVER ", env, " ", KSEEK_BINARY, " ", args, " >",
+                   dir.File("out"), " 2>", dir.File("err"), " </dev/null");
+  int status = std::system(command.c_str());
+  REQUIRE(WIFEXITED(status));
+  return {WEXITSTATUS(status), ReadAll(dir.File("out")), ReadAll(dir.File("err"))};
+}
+
+bool IsOneLine(const std::string& text) {
+  return std::count(text.begin(), text.end(), '\n') == 1 && text.back() == '\n';
+}
+
+int ClosedPort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
+  socklen_t len = sizeof(addr);
+  REQUIRE(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+Job FinishedCompile(bool success) {
+  Job job;
+  job.set_id("7");
+  job.set_state(kernelseek::v1::JOB_STATE_SUCCEEDED);
+  job.set_worker("worker-a");
+  job.set_attempts(1);
+  job.mutable_spec()->set_kind(kernelseek::v1::JOB_KIND_COMPILE);
+  job.mutable_spec()->set_source_name("k.cu");
+  job.mutable_spec()->mutable_compile()->set_arch("sm_90a");
+  auto* result = job.mutable_result()->mutable_compile();
+  result->set_success(success);
+  if (success) {
+    auto* r = result->add_resources();
+    r->set_function("k");
+    r->set_registers(40);
+  } else {
+    auto* d = result->add_diagnostics();
+    d->set_file("k.cu");
+    d->set_line(3);
+    d->set_severity(kernelseek::v1::Diagnostic::SEVERITY_ERROR);
+    d->set_message("expected a \";\"");
+  }
+  return job;
+}
+
+// A server whose job 7 is queued, then compiling, then `final_job`.
+void ScriptJob(FakeCoordinatorServer& server, const Job& final_job) {
+  Job queued = final_job;
+  queued.clear_result();
+  queued.set_state(kernelseek::v1::JOB_STATE_QUEUED);
+  Job leased = queued;
+  leased.set_state(kernelseek::v1::JOB_STATE_LEASED);
+  leased.set_stage("compiling");
+  server.service().SetJob(final_job);
+  server.service().SetWatchScripts(
+      {{.updates = {queued, leased, final_job}, .end = grpc::Status::OK}});
+}
+
+TEST_CASE("kseek --help lists the commands and the exit codes") {
+  Outcome o = RunKseek("--help");
+  CHECK(o.exit_code == 0);
+  for (const char* text : {"compile", "jobs", "job ", "workers", "exit codes:", "KSEEK_TOKEN",
+                           "  4  compile: the job failed without a result"}) {
+    CHECK(absl::StrContains(o.out, text));
+  }
+}
+
+TEST_CASE("kseek help CMD is kseek CMD --help") {
+  Outcome help = RunKseek("help compile");
+  Outcome flag = RunKseek("compile --help");
+  CHECK(help.exit_code == 0);
+  CHECK(help.out == flag.out);
+  CHECK(absl::StrContains(help.out, "--arch"));
+  CHECK(absl::StrContains(help.out, "--no-wait"));
+}
+
+TEST_CASE("usage errors exit 2 with one line on stderr") {
+  Outcome none = RunKseek("");
+  CHECK(none.exit_code == 2);
+  Outcome unknown = RunKseek("frob");
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err == "kseek: unknown command \"frob\" (see kseek --help)\n");
+  Outcome bad_flag = RunKseek("jobs --bogus");
+  CHECK(bad_flag.exit_code == 2);
+  CHECK(IsOneLine(bad_flag.err));
+  Outcome missing = RunKseek("compile /nonexistent/k.cu --arch sm_90a --token t");
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err == "kseek: cannot read /nonexistent/k.cu: No such file or directory\n");
+}
+
+TEST_CASE("a missing token exits 3 and says how to create one") {
+  Outcome o = RunKseek("workers");
+  CHECK(o.exit_code == 3);
+  CHECK(IsOneLine(o.err));
+  CHECK(absl::StrContains(o.err, "kseek-server token create --db PATH --user NAME"));
+}
+
+TEST_CASE("an unreachable server exits 3 naming its address") {
+  std::string address = absl::StrCat("127.0.0.1:", ClosedPort());
+  Outcome o = RunKseek("workers --token t", "KSEEK_SERVER=" + address);
+  CHECK(o.exit_code == 3);
+  CHECK(IsOneLine(o.err));
+  CHECK(absl::StartsWith(o.err, absl::StrCat("kseek: cannot reach server at ", address)));
+}
+
+TEST_CASE("compile through a server: exit 0, 1 or 4 by outcome, report on stdout") {
+  testing::TempDir dir;
+  std::string source = dir.File("k.cu");
+  std::ofstream(source) << "__global__ void k() {}\n";
+  FakeCoordinatorServer server("t");
+  std::string flags = absl::StrCat("--server ", server.address(), " --token t");
+
+  SECTION("compiled") {
+    ScriptJob(server, FinishedCompile(true));
+    Outcome o = RunKseek(absl::StrCat(flags, " compile ", source, " --arch sm_90a --lineinfo"));
+    CHECK(o.exit_code == 0);
+    CHECK(absl::StrContains(o.out, "k.cu (sm_90a): compiled"));
+    CHECK(absl::StrContains(o.err, "job 7: compiling on worker-a"));
+    CHECK(server.service().last_submitted().compile().line_info());
+    CHECK(server.service().last_submitted().source_name() == "k.cu");
+  }
+  SECTION("did not compile") {
+    ScriptJob(server, FinishedCompile(false));
+    Outcome o = RunKseek(absl::StrCat("compile ", source, " --arch sm_90a ", flags));
+    CHECK(o.exit_code == 1);
+    CHECK(absl::StrContains(o.out, "k.cu:3: error: expected a \";\""));
+  }
+  SECTION("job failed") {
+    Job failed = FinishedCompile(true);
+    failed.clear_result();
+    failed.set_state(kernelseek::v1::JOB_STATE_FAILED);
+    failed.set_attempts(3);
+    failed.set_failure("worker lost 3 times");
+    ScriptJob(server, failed);
+    Outcome o = RunKseek(absl::StrCat("compile ", source, " --arch sm_90a ", flags));
+    CHECK(o.exit_code == 4);
+    CHECK(absl::EndsWith(o.err, "kseek: job 7 failed after 3 attempt(s): worker lost 3 times\n"));
+  }
+  SECTION("--json prints the finished job with .proto field names") {
+    ScriptJob(server, FinishedCompile(true));
+    Outcome o = RunKseek(absl::StrCat("compile ", source, " --arch sm_90a --json ", flags));
+    CHECK(o.exit_code == 0);
+    CHECK(absl::StartsWith(o.out, "{"));
+    CHECK(absl::StrContains(o.out, "\"source_name\": \"k.cu\""));
+  }
+  SECTION("--no-wait prints the job id") {
+    ScriptJob(server, FinishedCompile(true));
+    Outcome o = RunKseek(absl::StrCat("compile ", source, " --arch sm_90a --no-wait ", flags));
+    CHECK(o.exit_code == 0);
+    CHECK(o.out == "7\n");
+    CHECK(server.service().watch_calls() == 0);
+  }
+  SECTION("a rejected token exits 3") {
+    ScriptJob(server, FinishedCompile(true));
+    Outcome o = RunKseek(absl::StrCat("job 7 --server ", server.address(), " --token nope"));
+    CHECK(o.exit_code == 3);
+    CHECK(o.err == "kseek: token rejected by server\n");
+  }
+}
+
+}  // namespace
+}  // namespace kseek

@@ -1,0 +1,82 @@
+#include "common/properties.h"
+
+#include <catch2/catch.hpp>
+#include <initializer_list>
+#include <string>
+#include <utility>
+
+namespace kseek {
+namespace {
+
+PropertyList Props(std::initializer_list<std::pair<std::string, std::string>> kvs) {
+  PropertyList list;
+  for (const auto& [key, value] : kvs) {
+    kernelseek::v1::Property* p = list.Add();
+    p->set_key(key);
+    p->set_value(value);
+  }
+  return list;
+}
+
+TEST_CASE("ValidateProperties accepts a sorted list of known keys") {
+  CHECK(ValidateProperties(Props({{"arch", "sm_90"},
+                                  {"compile", "sm_90,sm_90a,sm_100a"},
+                                  {"driver", "13.0"},
+                                  {"gpu", "NVIDIA H200"},
+                                  {"nvcc", "13.0"}}))
+            .ok());
+  CHECK(ValidateProperties(Props({})).ok());
+}
+
+TEST_CASE("ValidateProperties rejects unknown, repeated and unsorted keys, naming them") {
+  absl::Status s = ValidateProperties(Props({{"colour", "blue"}}));
+  CHECK(s.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(s.message().find("colour") != std::string::npos);
+
+  s = ValidateProperties(Props({{"gpu", "A"}, {"gpu", "B"}}));
+  CHECK(s.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(s.message().find("twice") != std::string::npos);
+
+  s = ValidateProperties(Props({{"nvcc", "13.0"}, {"arch", "sm_90"}}));
+  CHECK(s.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(s.message().find("sorted") != std::string::npos);
+}
+
+TEST_CASE("SortProperties makes an unsorted list valid") {
+  PropertyList list = Props({{"nvcc", "13.0"}, {"arch", "sm_90"}});
+  SortProperties(&list);
+  CHECK(list[0].key() == "arch");
+  CHECK(ValidateProperties(list).ok());
+}
+
+TEST_CASE("ValidateProperties rejects malformed values") {
+  CHECK(ValidateProperties(Props({{"gpu", ""}})).code() == absl::StatusCode::kInvalidArgument);
+  CHECK(ValidateProperties(Props({{"gpu", " H200"}})).code() == absl::StatusCode::kInvalidArgument);
+  CHECK(ValidateProperties(Props({{"arch", "9.0"}})).code() == absl::StatusCode::kInvalidArgument);
+  absl::Status s = ValidateProperties(Props({{"compile", "sm_90a,-o/etc/x"}}));
+  CHECK(s.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(s.message().find("-o/etc/x") != std::string::npos);
+  CHECK(ValidateProperties(Props({{"compile", "sm_90a,"}})).code() ==
+        absl::StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("RequirementsMatch: compile is a list membership, other keys are equality") {
+  PropertyList worker = Props({{"arch", "sm_90"},
+                               {"compile", "sm_90,sm_90a,sm_100,sm_100a"},
+                               {"gpu", "NVIDIA H200"},
+                               {"nvcc", "13.0"}});
+  CHECK(RequirementsMatch(Props({}), worker));
+  CHECK(RequirementsMatch(Props({{"compile", "sm_90a"}}), worker));
+  CHECK(RequirementsMatch(Props({{"compile", "sm_100a"}}), worker));
+  CHECK(RequirementsMatch(Props({{"compile", "sm_90a,sm_100a"}}), worker));
+  CHECK_FALSE(RequirementsMatch(Props({{"compile", "sm_120a"}}), worker));
+  // A substring of the list is not a member.
+  CHECK_FALSE(RequirementsMatch(Props({{"compile", "sm_9"}}), worker));
+  CHECK(RequirementsMatch(Props({{"arch", "sm_90"}, {"gpu", "NVIDIA H200"}}), worker));
+  CHECK_FALSE(RequirementsMatch(Props({{"arch", "sm_100"}}), worker));
+  CHECK_FALSE(RequirementsMatch(Props({{"driver", "13.0"}}), worker));
+  CHECK_FALSE(RequirementsMatch(Props({{"arch", "sm_90"}}), Props({{"compile", "sm_90"}})));
+}
+
+}  // namespace
+}  // namespace kseek

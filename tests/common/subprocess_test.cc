@@ -1,0 +1,179 @@
+#include "common/subprocess.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace kseek {
+namespace {
+
+SubprocessResult MustRun(SubprocessSpec spec) {
+  absl::StatusOr<SubprocessResult> result = RunSubprocess(spec);
+  INFO(result.status().ToString());
+  REQUIRE(result.ok());
+  return *std::move(result);
+}
+
+SubprocessSpec Shell(std::string script) {
+  SubprocessSpec spec;
+  spec.argv = {"/bin/sh", "-c", std::move(script)};
+  return spec;
+}
+
+TEST_CASE("RunSubprocess captures stdout and stderr separately with the exit code") {
+  SubprocessResult r = MustRun(Shell("echo out; echo err >&2; exit 3"));
+  CHECK(r.stdout_text == "out\n");
+  CHECK(r.stderr_text == "err\n");
+  CHECK(r.exit_code == 3);
+  CHECK(r.term_signal == 0);
+  CHECK_FALSE(r.timed_out);
+  CHECK_FALSE(r.Succeeded());
+  CHECK(r.Describe() == "exit code 3");
+}
+
+TEST_CASE("RunSubprocess passes argv verbatim, without a shell") {
+  SubprocessSpec spec;
+  spec.argv = {"/bin/echo", "a b", "$HOME", "; rm -rf /"};
+  SubprocessResult r = MustRun(spec);
+  CHECK(r.stdout_text == "a b $HOME ; rm -rf /\n");
+  CHECK(r.Succeeded());
+}
+
+TEST_CASE("RunSubprocess finds a bare program name in PATH") {
+  SubprocessSpec spec;
+  spec.argv = {"echo", "found"};
+  CHECK(MustRun(spec).stdout_text == "found\n");
+}
+
+TEST_CASE("RunSubprocess uses the working dir and the extra environment") {
+  char pattern[] = "/tmp/kseek-subprocess-test-XXXXXX";
+  REQUIRE(mkdtemp(pattern) != nullptr);
+  SubprocessSpec spec = Shell("pwd; echo \"$KSEEK_TEST_VAR\"");
+  spec.working_dir = pattern;
+  spec.extra_env = {{"KSEEK_TEST_VAR", "hello there"}};
+  SubprocessResult r = MustRun(spec);
+  CHECK(r.stdout_text ==
+        absl::StrCat(std::filesystem::canonical(pattern).string(), "\nhello there\n"));
+  std::filesystem::remove_all(pattern);
+}
+
+TEST_CASE("RunSubprocess gives the child /dev/null as stdin") {
+  SubprocessSpec spec;
+  spec.argv = {"/bin/cat"};
+  spec.time_limit = absl::Seconds(10);
+  SubprocessResult r = MustRun(spec);
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.exit_code == 0);
+  CHECK(r.stdout_text.empty());
+}
+
+TEST_CASE("RunSubprocess kills the whole process group at the time limit") {
+  // The background sleep keeps the pipes open; only a group kill ends it.
+  SubprocessSpec spec = Shell("echo started; sleep 30 & sleep 30");
+  spec.time_limit = absl::Milliseconds(300);
+  SubprocessResult r = MustRun(spec);
+  CHECK(r.timed_out);
+  CHECK(r.term_signal == SIGKILL);
+  CHECK(r.stdout_text == "started\n");
+  CHECK(r.wall_seconds < 5);
+  CHECK_FALSE(r.Succeeded());
+}
+
+TEST_CASE("RunSubprocess returns when the child exits even if a background child holds the pipes") {
+  SubprocessResult r = MustRun(Shell("sleep 30 & echo done"));
+  CHECK(r.exit_code == 0);
+  CHECK(r.stdout_text == "done\n");
+  CHECK(r.wall_seconds < 5);
+}
+
+TEST_CASE("RunSubprocess reports a terminating signal") {
+  SubprocessResult r = MustRun(Shell("kill -TERM $$"));
+  CHECK(r.term_signal == SIGTERM);
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.Describe().find("signal 15") != std::string::npos);
+}
+
+TEST_CASE("RunSubprocess caps captured output, keeps draining, and marks it truncated") {
+  SubprocessSpec spec = Shell("head -c 3000000 /dev/zero; echo tail >&2");
+  spec.max_output_bytes = 1000;
+  spec.time_limit = absl::Seconds(20);
+  SubprocessResult r = MustRun(spec);
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.exit_code == 0);
+  CHECK(r.stdout_text.size() == 1000);
+  CHECK(r.stdout_truncated);
+  CHECK(r.stderr_text == "tail\n");
+  CHECK_FALSE(r.stderr_truncated);
+}
+
+TEST_CASE("RunSubprocess names a missing program in a NOT_FOUND error") {
+  SubprocessSpec spec;
+  spec.argv = {"/nonexistent/dir/nvcc", "--version"};
+  absl::StatusOr<SubprocessResult> r = RunSubprocess(spec);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == absl::StatusCode::kNotFound);
+  CHECK(r.status().message().find("/nonexistent/dir/nvcc") != std::string::npos);
+
+  spec.argv = {"kseek-no-such-program-in-path"};
+  r = RunSubprocess(spec);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == absl::StatusCode::kNotFound);
+  CHECK(r.status().message().find("kseek-no-such-program-in-path") != std::string::npos);
+}
+
+TEST_CASE("RunSubprocess refuses a non-executable file and a missing working dir") {
+  SubprocessSpec spec;
+  spec.argv = {"/etc/hostname"};
+  absl::StatusOr<SubprocessResult> r = RunSubprocess(spec);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == absl::StatusCode::kFailedPrecondition);
+
+  spec.argv = {"/bin/true"};
+  spec.working_dir = "/nonexistent/work";
+  r = RunSubprocess(spec);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == absl::StatusCode::kFailedPrecondition);
+  CHECK(r.status().message().find("/nonexistent/work") != std::string::npos);
+
+  spec.argv.clear();
+  CHECK(RunSubprocess(spec).status().code() == absl::StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("RunSubprocess runs concurrently from several threads without mixing output") {
+  constexpr int kThreads = 8;
+  constexpr int kRunsPerThread = 10;
+  std::vector<std::thread> threads;
+  std::vector<int> correct(kThreads, 0);
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([t, &correct] {
+      for (int i = 0; i < kRunsPerThread; ++i) {
+        std::string word = absl::StrCat("thread", t, "run", i);
+        SubprocessSpec spec;
+        spec.argv = {"/bin/echo", word};
+        spec.time_limit = absl::Seconds(30);
+        absl::StatusOr<SubprocessResult> r = RunSubprocess(spec);
+        if (r.ok() && r->Succeeded() && r->stdout_text == word + "\n") ++correct[t];
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) CHECK(correct[t] == kRunsPerThread);
+}
+
+TEST_CASE("FormatCommandLine quotes only what a shell would split") {
+  CHECK(FormatCommandLine({"nvcc", "-o", "$WORK/a.cubin", "-DX=1"}) ==
+        "nvcc -o $WORK/a.cubin -DX=1");
+  CHECK(FormatCommandLine({"echo", "a b", "it's"}) == "echo 'a b' 'it'\\''s'");
+  CHECK(FormatCommandLine({"echo", ""}) == "echo ''");
+}
+
+}  // namespace
+}  // namespace kseek

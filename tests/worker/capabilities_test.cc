@@ -1,0 +1,98 @@
+#include "worker/capabilities.h"
+
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+
+namespace kseek {
+namespace {
+
+constexpr char kNvccPath[] = "/usr/local/cuda/bin/nvcc";
+
+// Captured from nvcc 13.0 (V13.0.88).
+constexpr char kNvccVersion[] = R"(nvcc: NVIDIA (R) Cuda compiler driver
+Copyright (c) 2005-2025 NVIDIA Corporation
+Built on Wed_Aug_20_01:58:59_PM_PDT_2025
+Cuda compilation tools, release 13.0, V13.0.88
+Build cuda_13.0.r13.0/compiler.36424714_0
+)";
+constexpr char kNvccListGpuCode[] =
+    "sm_75\nsm_80\nsm_86\nsm_87\nsm_88\nsm_89\nsm_90\nsm_100\nsm_110\nsm_103\nsm_120\nsm_121\n";
+
+// Captured from an NVIDIA H200 node, driver 580.159.04.
+constexpr char kSmiQuery[] = "NVIDIA H200, 9.0, 580.159.04\n";
+constexpr char kSmiHeader[] = R"(Mon Nov 30 03:41:56 2026
++-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 580.159.04             Driver Version: 580.159.04     CUDA Version: 13.0     |
++-----------------------------------------+------------------------+----------------------+
+)";
+
+TEST_CASE("ParseNvccRelease reads the release number") {
+  CHECK(ParseNvccRelease(kNvccVersion) == "13.0");
+  CHECK_FALSE(ParseNvccRelease("bash: nvcc: command not found").has_value());
+}
+
+TEST_CASE("CompileArchsFromGpuCodeList keeps the allowed archs nvcc lists, with a variants") {
+  std::vector<std::string> archs = CompileArchsFromGpuCodeList(kNvccListGpuCode);
+  CHECK(archs == std::vector<std::string>{"sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90",
+                                          "sm_90a", "sm_100", "sm_100a", "sm_103", "sm_103a",
+                                          "sm_110", "sm_110a", "sm_120", "sm_120a", "sm_121",
+                                          "sm_121a"});
+  // An nvcc without Blackwell cannot claim sm_100a.
+  archs = CompileArchsFromGpuCodeList("sm_80\nsm_90\n");
+  CHECK(archs == std::vector<std::string>{"sm_80", "sm_90", "sm_90a"});
+  CHECK(CompileArchsFromGpuCodeList("").empty());
+}
+
+TEST_CASE("ParseNvidiaSmi reads the first GPU and the CUDA driver version") {
+  std::optional<GpuInfo> gpu = ParseNvidiaSmi(kSmiQuery, kSmiHeader);
+  REQUIRE(gpu.has_value());
+  CHECK(gpu->name == "NVIDIA H200");
+  CHECK(gpu->arch == "sm_90");
+  CHECK(gpu->driver == "13.0");
+  gpu = ParseNvidiaSmi("NVIDIA B200, 10.0\nNVIDIA B200, 10.0\n", "");
+  REQUIRE(gpu.has_value());
+  CHECK(gpu->arch == "sm_100");
+  CHECK(gpu->driver.empty());
+  CHECK_FALSE(ParseNvidiaSmi("No devices were found\n", kSmiHeader).has_value());
+  CHECK_FALSE(ParseNvidiaSmi("", "").has_value());
+}
+
+TEST_CASE("DetectCapabilities without nvcc or nvidia-smi advertises nothing and says why") {
+  CapabilityProbeConfig config;
+  config.nvcc_path = "/nonexistent/nvcc";
+  config.nvidia_smi_path = "/nonexistent/nvidia-smi";
+  DetectedCapabilities caps = DetectCapabilities(config);
+  CHECK(caps.properties.empty());
+  CHECK(caps.compile_archs.empty());
+  CHECK(caps.nvcc_note.find("/nonexistent/nvcc") != std::string::npos);
+  CHECK(caps.gpu_note.find("/nonexistent/nvidia-smi") != std::string::npos);
+}
+
+TEST_CASE("DetectCapabilities with the real nvcc advertises sm_90a and sm_100a") {
+  if (access(kNvccPath, X_OK) != 0) {
+    WARN("skipped: no nvcc at " << kNvccPath);
+    return;
+  }
+  CapabilityProbeConfig config;
+  config.nvcc_path = kNvccPath;
+  config.nvidia_smi_path = "/nonexistent/nvidia-smi";
+  DetectedCapabilities caps = DetectCapabilities(config);
+  CHECK(ValidateProperties(caps.properties).ok());
+  REQUIRE(caps.properties.size() == 2);
+  CHECK(caps.properties[0].key() == "compile");
+  CHECK(caps.properties[1].key() == "nvcc");
+  std::vector<std::string> archs = absl::StrSplit(caps.properties[0].value(), ',');
+  CHECK(archs == caps.compile_archs);
+  CHECK(std::find(archs.begin(), archs.end(), "sm_90a") != archs.end());
+  CHECK(std::find(archs.begin(), archs.end(), "sm_100a") != archs.end());
+  CHECK(caps.nvcc_note.empty());
+  CHECK_FALSE(caps.gpu_note.empty());
+}
+
+}  // namespace
+}  // namespace kseek

@@ -1,0 +1,161 @@
+#include "worker/capabilities.h"
+
+#include <algorithm>
+#include <regex>
+#include <set>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "common/subprocess.h"
+#include "worker/nvcc_command.h"
+
+namespace kseek {
+namespace {
+
+void AddProperty(PropertyList* list, std::string key, std::string value) {
+  kernelseek::v1::Property* p = list->Add();
+  p->set_key(std::move(key));
+  p->set_value(std::move(value));
+}
+
+// Runs a probe; an empty optional and `*why` set when it could not run or failed.
+std::optional<std::string> RunProbe(const std::vector<std::string>& argv, absl::Duration limit,
+                                    std::string* why) {
+  SubprocessSpec spec;
+  spec.argv = argv;
+  spec.time_limit = limit;
+  spec.max_output_bytes = 1 << 20;
+  absl::StatusOr<SubprocessResult> run = RunSubprocess(spec);
+  if (!run.ok()) {
+    *why = std::string(run.status().message());
+    return std::nullopt;
+  }
+  if (!run->Succeeded()) {
+    std::string detail(absl::StripAsciiWhitespace(run->stdout_text + run->stderr_text));
+    if (detail.size() > 200) detail.resize(200);
+    *why = absl::StrCat("'", FormatCommandLine(argv), "' failed with ", run->Describe(),
+                        detail.empty() ? "" : ": ", detail);
+    return std::nullopt;
+  }
+  return run->stdout_text;
+}
+
+}  // namespace
+
+std::optional<std::string> ParseNvccRelease(absl::string_view version_output) {
+  static const std::regex kRelease(R"(release (\d+\.\d+))");
+  std::string text(version_output);
+  std::smatch m;
+  if (!std::regex_search(text, m, kRelease)) return std::nullopt;
+  return m[1].str();
+}
+
+std::vector<std::string> CompileArchsFromGpuCodeList(absl::string_view list_gpu_code_output) {
+  std::set<std::string, std::less<>> listed;
+  for (absl::string_view line : absl::StrSplit(list_gpu_code_output, '\n')) {
+    absl::string_view name = absl::StripAsciiWhitespace(line);
+    if (!name.empty()) listed.insert(std::string(name));
+  }
+  std::vector<std::string> archs;
+  for (const KnownArch& arch : KnownArchs()) {
+    if (listed.count(arch.base) > 0) archs.emplace_back(arch.name);
+  }
+  return archs;
+}
+
+std::optional<GpuInfo> ParseNvidiaSmi(absl::string_view query_output,
+                                      absl::string_view header_output) {
+  for (absl::string_view line : absl::StrSplit(query_output, '\n')) {
+    std::vector<std::string> fields;
+    for (absl::string_view f : absl::StrSplit(line, ',')) {
+      fields.emplace_back(absl::StripAsciiWhitespace(f));
+    }
+    if (fields.size() < 2 || fields[0].empty()) continue;
+    // compute_cap "9.0" -> "sm_90", "10.0" -> "sm_100", "12.1" -> "sm_121".
+    std::vector<std::string> cap = absl::StrSplit(fields[1], '.');
+    auto digits = [](const std::string& s) {
+      return !s.empty() && std::all_of(s.begin(), s.end(), absl::ascii_isdigit);
+    };
+    if (cap.size() != 2 || !digits(cap[0]) || !digits(cap[1])) continue;
+    GpuInfo info;
+    info.name = fields[0];
+    info.arch = absl::StrCat("sm_", cap[0], cap[1]);
+    static const std::regex kCudaVersion(R"(CUDA Version:\s*(\d+\.\d+))");
+    std::string header(header_output);
+    std::smatch m;
+    if (std::regex_search(header, m, kCudaVersion)) info.driver = m[1].str();
+    return info;
+  }
+  return std::nullopt;
+}
+
+DetectedCapabilities DetectCapabilities(const CapabilityProbeConfig& config) {
+  DetectedCapabilities out;
+  std::vector<std::pair<std::string, std::string>> found;
+
+  if (config.nvcc_path.empty()) {
+    out.nvcc_note = "no compile capability: no nvcc configured";
+  } else {
+    std::string why;
+    std::optional<std::string> version =
+        RunProbe({config.nvcc_path, "--version"}, config.tool_time_limit, &why);
+    std::optional<std::string> release;
+    if (version) release = ParseNvccRelease(*version);
+    std::optional<std::string> codes;
+    if (release)
+      codes = RunProbe({config.nvcc_path, "--list-gpu-code"}, config.tool_time_limit, &why);
+    if (!version) {
+      out.nvcc_note = absl::StrCat("no compile capability: ", why);
+    } else if (!release) {
+      out.nvcc_note = absl::StrCat("no compile capability: no release number in '",
+                                   config.nvcc_path, " --version' output");
+    } else if (!codes) {
+      out.nvcc_note = absl::StrCat("no compile capability: ", why);
+    } else {
+      out.compile_archs = CompileArchsFromGpuCodeList(*codes);
+      found.emplace_back("nvcc", *release);
+      if (out.compile_archs.empty()) {
+        out.nvcc_note = absl::StrCat("no compile capability: nvcc ", *release,
+                                     " supports none of the architectures this worker allows");
+      } else {
+        found.emplace_back("compile", absl::StrJoin(out.compile_archs, ","));
+      }
+    }
+  }
+
+  if (config.nvidia_smi_path.empty()) {
+    out.gpu_note = "no GPU: GPU detection is off (no nvidia-smi configured)";
+  } else {
+    std::string why;
+    std::optional<std::string> query =
+        RunProbe({config.nvidia_smi_path, "--query-gpu=name,compute_cap", "--format=csv,noheader"},
+                 config.tool_time_limit, &why);
+    std::optional<std::string> header;
+    if (query) header = RunProbe({config.nvidia_smi_path}, config.tool_time_limit, &why);
+    std::optional<GpuInfo> gpu;
+    if (query && header) gpu = ParseNvidiaSmi(*query, *header);
+    if (!query || !header) {
+      out.gpu_note = absl::StrCat("no GPU: ", why);
+    } else if (!gpu) {
+      out.gpu_note = "no GPU: nvidia-smi lists no device";
+    } else {
+      found.emplace_back("gpu", gpu->name);
+      found.emplace_back("arch", gpu->arch);
+      if (gpu->driver.empty()) {
+        out.gpu_note = "GPU found, but nvidia-smi shows no CUDA Version: no driver property";
+      } else {
+        found.emplace_back("driver", gpu->driver);
+      }
+    }
+  }
+
+  std::sort(found.begin(), found.end());
+  for (auto& [key, value] : found) AddProperty(&out.properties, key, value);
+  return out;
+}
+
+}  // namespace kseek

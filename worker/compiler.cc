@@ -1,0 +1,249 @@
+#include "worker/compiler.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/time/clock.h"
+#include "common/subprocess.h"
+#include "worker/ptxas_report.h"
+#include "worker/sass_summary.h"
+
+namespace kseek {
+namespace {
+
+using kernelseek::v1::CompileResult;
+using kernelseek::v1::Diagnostic;
+
+constexpr absl::string_view kWorkPlaceholder = "$WORK";
+// The SASS dump is parsed, not shown, and a large attention kernel's dump
+// runs to several MiB, so it gets its own, larger cap.
+constexpr size_t kMaxSassDumpBytes = 256 << 20;
+constexpr size_t kMaxSourceNameBytes = 100;
+
+// Owns a private temp dir and removes it, whatever happened inside.
+class TempDir {
+ public:
+  static absl::StatusOr<TempDir> Create(const std::string& parent) {
+    std::string pattern = absl::StrCat(parent, "/kseek-compile-XXXXXX");
+    // mkdtemp creates the directory with mode 0700.
+    if (mkdtemp(pattern.data()) == nullptr) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot create a temp dir under '", parent, "': ", std::strerror(errno)));
+    }
+    return TempDir(std::move(pattern));
+  }
+  TempDir(TempDir&& other) noexcept : path_(std::exchange(other.path_, "")) {}
+  TempDir& operator=(TempDir&&) = delete;
+  ~TempDir() {
+    if (path_.empty()) return;
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  explicit TempDir(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
+
+absl::Status WriteNewFile(const std::string& path, absl::string_view contents) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot create '", path, "': ", std::strerror(errno)));
+  }
+  size_t written = 0;
+  while (written < contents.size()) {
+    ssize_t n = write(fd, contents.data() + written, contents.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = errno;
+      close(fd);
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot write '", path, "': ", std::strerror(err)));
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (close(fd) != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot write '", path, "': ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+// Cuts `text` to `limit` bytes, saying so at the end.
+void AppendCapped(std::string* log, absl::string_view text, size_t limit) {
+  if (log->size() >= limit) return;
+  size_t room = limit - log->size();
+  if (text.size() <= room) {
+    log->append(text.data(), text.size());
+    return;
+  }
+  log->append(text.data(), room);
+  absl::StrAppend(log, "\n[log cut at ", limit, " bytes]\n");
+}
+
+void AddError(CompileResult* result, std::string file, std::string message) {
+  Diagnostic* d = result->add_diagnostics();
+  d->set_file(std::move(file));
+  d->set_severity(Diagnostic::SEVERITY_ERROR);
+  d->set_message(std::move(message));
+}
+
+}  // namespace
+
+std::string SanitizeSourceName(absl::string_view source_name) {
+  size_t slash = source_name.find_last_of("/\\");
+  absl::string_view base =
+      slash == absl::string_view::npos ? source_name : source_name.substr(slash + 1);
+  std::string name;
+  for (char c : base) {
+    name.push_back(absl::ascii_isalnum(c) || c == '_' || c == '.' || c == '-' ? c : '_');
+  }
+  while (!name.empty() && (name[0] == '.' || name[0] == '-')) name.erase(0, 1);
+  if (name.size() > kMaxSourceNameBytes) name.resize(kMaxSourceNameBytes);
+  if (!absl::EndsWith(name, ".cu")) {
+    // "kernel.cuh" or "kernel" become "kernel.cuh.cu"/"kernel.cu": nvcc picks
+    // the language by extension.
+    if (name.empty()) name = "kernel";
+    name += ".cu";
+  }
+  if (name == ".cu") name = "kernel.cu";
+  return name;
+}
+
+Compiler::Compiler(CompilerConfig config)
+    : config_(std::move(config)), nvcc_(config_.nvcc_path, config_.supported_archs) {}
+
+absl::StatusOr<CompileResult> Compiler::Compile(const kernelseek::v1::JobSpec& spec) const {
+  const absl::Time start = absl::Now();
+  if (spec.kind() != kernelseek::v1::JOB_KIND_COMPILE) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "job kind ", kernelseek::v1::JobKind_Name(spec.kind()), " is not a compile job"));
+  }
+  if (spec.source().size() > config_.max_source_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat("source is ", spec.source().size(),
+                                                   " bytes, over the limit of ",
+                                                   config_.max_source_bytes, " bytes"));
+  }
+  if (absl::Status s = nvcc_.Validate(spec.compile()); !s.ok()) return s;
+
+  absl::StatusOr<TempDir> work = TempDir::Create(config_.temp_dir);
+  if (!work.ok()) return work.status();
+  const std::string& dir = work->path();
+  const std::string file_name = SanitizeSourceName(spec.source_name());
+  const std::string display_name = spec.source_name().empty() ? file_name : spec.source_name();
+  const std::string source_path = absl::StrCat(dir, "/", file_name);
+  const std::string cubin_path = absl::StrCat(
+      dir, "/", absl::string_view(file_name).substr(0, file_name.size() - 3), ".cubin");
+  if (absl::Status s = WriteNewFile(source_path, spec.source()); !s.ok()) return s;
+
+  absl::StatusOr<std::vector<std::string>> argv =
+      nvcc_.CubinArgv(spec.compile(), source_path, cubin_path);
+  if (!argv.ok()) return argv.status();
+  auto hide_dir = [&](absl::string_view text) {
+    return absl::StrReplaceAll(text, {{dir, kWorkPlaceholder}});
+  };
+
+  CompileResult result;
+  result.set_command(hide_dir(FormatCommandLine(*argv)));
+  SubprocessSpec nvcc_run;
+  nvcc_run.argv = *argv;
+  nvcc_run.working_dir = dir;
+  // nvcc's intermediate files go to TMPDIR: keep them in the job's dir so
+  // they are removed with it and their paths show as $WORK.
+  // LC_ALL=C: the host compiler's messages must be in English to be parsed.
+  nvcc_run.extra_env = {{"TMPDIR", dir}, {"LC_ALL", "C"}};
+  nvcc_run.time_limit = config_.time_limit;
+  nvcc_run.max_output_bytes = config_.max_output_bytes;
+  absl::StatusOr<SubprocessResult> nvcc = RunSubprocess(nvcc_run);
+  if (!nvcc.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot run nvcc: ", nvcc.status().message()));
+  }
+
+  const std::string out_text = hide_dir(nvcc->stdout_text);
+  const std::string err_text = hide_dir(nvcc->stderr_text);
+  std::string log;
+  AppendCapped(&log, out_text, config_.max_output_bytes);
+  AppendCapped(&log, err_text, config_.max_output_bytes);
+  if (nvcc->stdout_truncated || nvcc->stderr_truncated) {
+    AppendCapped(&log,
+                 absl::StrCat("\n[nvcc output cut at ", config_.max_output_bytes, " bytes]\n"),
+                 config_.max_output_bytes);
+  }
+  for (const std::string* text : {&out_text, &err_text}) {
+    for (Diagnostic& d : ParseNvccDiagnostics(*text, absl::StrCat(kWorkPlaceholder, "/", file_name),
+                                              display_name)) {
+      *result.add_diagnostics() = std::move(d);
+    }
+  }
+
+  if (nvcc->timed_out) {
+    AddError(&result, display_name,
+             absl::StrCat("compilation exceeded the time limit of ",
+                          absl::FormatDuration(config_.time_limit), " and was stopped"));
+  } else if (nvcc->term_signal != 0) {
+    AddError(&result, "nvcc", absl::StrCat("nvcc was ", nvcc->Describe()));
+  } else if (nvcc->exit_code != 0) {
+    bool has_error = false;
+    for (const Diagnostic& d : result.diagnostics()) {
+      has_error = has_error || d.severity() == Diagnostic::SEVERITY_ERROR;
+    }
+    if (!has_error) {
+      AddError(&result, "nvcc",
+               absl::StrCat("nvcc failed with ", nvcc->Describe(), " (see the log)"));
+    }
+  } else {
+    result.set_success(true);
+    for (kernelseek::v1::KernelResources& r : ParsePtxasReport(err_text)) {
+      *result.add_resources() = std::move(r);
+    }
+  }
+
+  if (result.success() && config_.cuobjdump_path.empty()) {
+    AppendCapped(&log, "\n[no SASS summary: this worker has no cuobjdump]\n",
+                 config_.max_output_bytes);
+  } else if (result.success()) {
+    SubprocessSpec dump;
+    dump.argv = {config_.cuobjdump_path, "--dump-sass", cubin_path};
+    dump.working_dir = dir;
+    dump.time_limit = config_.time_limit;
+    dump.max_output_bytes = std::max(kMaxSassDumpBytes, config_.max_output_bytes);
+    absl::StatusOr<SubprocessResult> sass = RunSubprocess(dump);
+    std::string note;
+    if (!sass.ok()) {
+      note = absl::StrCat("cannot run cuobjdump: ", sass.status().message());
+    } else if (!sass->Succeeded()) {
+      note = absl::StrCat("cuobjdump --dump-sass failed with ", sass->Describe(), ": ",
+                          hide_dir(sass->stderr_text.substr(0, 2000)));
+    } else {
+      for (kernelseek::v1::SassSummary& s : SummarizeSass(sass->stdout_text)) {
+        *result.add_sass() = std::move(s);
+      }
+      if (sass->stdout_truncated) {
+        note = absl::StrCat("SASS dump longer than ", dump.max_output_bytes,
+                            " bytes; the summary covers only its start");
+      }
+    }
+    if (!note.empty()) {
+      AppendCapped(&log, absl::StrCat("\n[", note, "]\n"), config_.max_output_bytes);
+    }
+  }
+
+  result.set_log(std::move(log));
+  result.set_seconds(absl::ToDoubleSeconds(absl::Now() - start));
+  return result;
+}
+
+}  // namespace kseek

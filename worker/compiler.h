@@ -1,0 +1,57 @@
+// Compiler: runs one compile job (nvcc -cubin with ptxas's resource report,
+// then cuobjdump --dump-sass) in a private temp dir and returns its
+// CompileResult.
+//
+// A compile error or a timeout is a result (success=false, with diagnostics),
+// not an error Status; Status errors are for bad requests (INVALID_ARGUMENT)
+// and a broken worker (FAILED_PRECONDITION: nvcc missing, temp dir unusable).
+// Immutable after construction; Compile may run on several threads at once,
+// each call in its own temp dir.
+#ifndef KERNELSEEK_WORKER_COMPILER_H_
+#define KERNELSEEK_WORKER_COMPILER_H_
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "proto/kernelseek.pb.h"
+#include "worker/nvcc_command.h"
+
+namespace kseek {
+
+struct CompilerConfig {
+  std::string nvcc_path = "/usr/local/cuda/bin/nvcc";
+  // Empty: no SASS summary (the log says so).
+  std::string cuobjdump_path;
+  // Architectures this worker's nvcc supports: its `compile` capability.
+  std::vector<std::string> supported_archs;
+  // Parent of the per-job temp dirs.
+  std::string temp_dir = "/tmp";
+  // Wall-clock limit for nvcc, and separately for cuobjdump.
+  absl::Duration time_limit = absl::Seconds(120);
+  size_t max_source_bytes = 1 << 20;
+  // Cap on the log and on each captured output stream.
+  size_t max_output_bytes = 1 << 20;
+};
+
+// The file name the source is written as: the base name of `source_name`
+// with anything but [A-Za-z0-9_.-] replaced by '_', no leading '.' or '-',
+// ending in ".cu" ("kernel.cu" when nothing usable is left).
+std::string SanitizeSourceName(absl::string_view source_name);
+
+class Compiler {
+ public:
+  explicit Compiler(CompilerConfig config);
+
+  absl::StatusOr<kernelseek::v1::CompileResult> Compile(const kernelseek::v1::JobSpec& spec) const;
+
+ private:
+  CompilerConfig config_;
+  NvccCommand nvcc_;
+};
+
+}  // namespace kseek
+
+#endif  // KERNELSEEK_WORKER_COMPILER_H_
