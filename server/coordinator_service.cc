@@ -1,5 +1,6 @@
 #include "server/coordinator_service.h"
 
+#include "absl/strings/str_cat.h"
 #include "common/grpc_status.h"
 
 namespace kseek {
@@ -46,7 +47,8 @@ grpc::Status CoordinatorService::WatchJob(grpc::ServerContext* context, const ke
     absl::StatusOr<Job> job = queue_->GetJob(request->job_id());
     if (!job.ok()) return ToGrpcStatus(job.status());
     // Only changes are streamed: the same state and stage is not sent twice.
-    std::string key = absl::StrCat(job->state(), "/", job->stage(), "/", job->attempts());
+    std::string key = absl::StrCat(job->state(), "/", job->stage(), "/", job->attempts(), "/",
+                                   job->progress().done(), "/", job->progress().total());
     if (key != last_sent) {
       if (!writer->Write(*job)) return grpc::Status::CANCELLED;
       last_sent = key;
@@ -76,6 +78,24 @@ grpc::Status CoordinatorService::ListWorkers(grpc::ServerContext* context,
   absl::StatusOr<TokenRecord> user = auth_->Check(*context, TokenKind::kUser);
   if (!user.ok()) return ToGrpcStatus(user.status());
   for (auto& worker : queue_->ListWorkers()) *response->add_workers() = std::move(worker);
+  return grpc::Status::OK;
+}
+
+grpc::Status CoordinatorService::ListScenarios(grpc::ServerContext* context,
+                                               const kernelseek::v1::ListScenariosRequest* request,
+                                               kernelseek::v1::ListScenariosResponse* response) {
+  absl::StatusOr<TokenRecord> user = auth_->Check(*context, TokenKind::kUser);
+  if (!user.ok()) return ToGrpcStatus(user.status());
+  absl::StatusOr<const runner::Problem*> problem = problems_->Find(request->problem());
+  if (!problem.ok()) return ToGrpcStatus(problem.status());
+  *response->mutable_problem() = (*problem)->manifest();
+  for (const kernelseek::v1::ScenarioSpec& scenario : (*problem)->scenarios()) {
+    if (request->set().empty() || scenario.set() == request->set()) *response->add_scenarios() = scenario;
+  }
+  if (!request->set().empty() && response->scenarios().empty()) {
+    return grpc::Status(grpc::StatusCode::NOT_FOUND,
+                        absl::StrCat("problem ", request->problem(), " has no scenario set \"", request->set(), "\""));
+  }
   return grpc::Status::OK;
 }
 

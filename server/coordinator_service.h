@@ -7,12 +7,14 @@
 #include "proto/kernelseek.grpc.pb.h"
 #include "server/auth.h"
 #include "server/job_queue.h"
+#include "server/problem_catalog.h"
 
 namespace kseek {
 
 class CoordinatorService final : public kernelseek::v1::Coordinator::Service {
  public:
-  CoordinatorService(JobQueue* queue, Authenticator* auth) : queue_(queue), auth_(auth) {}
+  CoordinatorService(JobQueue* queue, Authenticator* auth, const ProblemCatalog* problems)
+      : queue_(queue), auth_(auth), problems_(problems) {}
 
   grpc::Status SubmitJob(grpc::ServerContext* context, const kernelseek::v1::SubmitJobRequest* request,
                          kernelseek::v1::SubmitJobResponse* response) override;
@@ -24,10 +26,13 @@ class CoordinatorService final : public kernelseek::v1::Coordinator::Service {
                         kernelseek::v1::ListJobsResponse* response) override;
   grpc::Status ListWorkers(grpc::ServerContext* context, const kernelseek::v1::ListWorkersRequest* request,
                            kernelseek::v1::ListWorkersResponse* response) override;
+  grpc::Status ListScenarios(grpc::ServerContext* context, const kernelseek::v1::ListScenariosRequest* request,
+                             kernelseek::v1::ListScenariosResponse* response) override;
 
  private:
   JobQueue* const queue_;
   Authenticator* const auth_;
+  const ProblemCatalog* const problems_;
 };
 
 }  // namespace kseek

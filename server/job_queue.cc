@@ -35,8 +35,8 @@ google::protobuf::Timestamp ToTimestamp(absl::Time t) {
 
 }  // namespace
 
-JobQueue::JobQueue(Store* store, const Clock* clock, JobQueueOptions options)
-    : store_(store), clock_(clock), options_(options) {}
+JobQueue::JobQueue(Store* store, const Clock* clock, const ProblemCatalog* problems, JobQueueOptions options)
+    : store_(store), clock_(clock), problems_(problems), options_(options) {}
 
 absl::Status JobQueue::Recover() {
   absl::StatusOr<std::vector<UnfinishedJob>> unfinished = store_->LoadUnfinishedJobs();
@@ -60,7 +60,7 @@ absl::Status JobQueue::Recover() {
 }
 
 absl::StatusOr<std::string> JobQueue::Submit(const std::string& user, JobSpec spec) {
-  absl::StatusOr<std::vector<kernelseek::v1::Property>> requirements = ValidateJobSpec(spec);
+  absl::StatusOr<std::vector<kernelseek::v1::Property>> requirements = ValidateJobSpec(&spec, *problems_);
   if (!requirements.ok()) return requirements.status();
   Job job;
   job.set_user(user);
@@ -90,7 +90,9 @@ absl::StatusOr<Job> JobQueue::GetJob(const std::string& id_text) {
   absl::MutexLock lock(&mu_);
   if (job.state() == kernelseek::v1::JOB_STATE_QUEUED) job.set_stage("queued");
   for (const auto& [lease_id, lease] : leases_) {
-    if (lease.job_id == *id) job.set_stage(lease.stage);
+    if (lease.job_id != *id) continue;
+    job.set_stage(lease.stage);
+    if (lease.progress.total() > 0) *job.mutable_progress() = lease.progress;
   }
   return job;
 }
@@ -264,8 +266,14 @@ absl::StatusOr<SyncResult> JobQueue::Synchronize(const SynchronizeRequest& reque
     if (it != leases_.end() && it->second.worker == worker) {
       Lease& lease = it->second;
       lease.deadline = now + options_.lease_timeout;
-      if (!current.executing().stage().empty() && current.executing().stage() != lease.stage) {
-        lease.stage = current.executing().stage();
+      const auto& executing = current.executing();
+      if (!executing.stage().empty() && executing.stage() != lease.stage) {
+        lease.stage = executing.stage();
+        BumpLocked();
+      }
+      if (executing.progress().done() != lease.progress.done() ||
+          executing.progress().total() != lease.progress.total()) {
+        lease.progress = executing.progress();
         BumpLocked();
       }
       auto* execute = result.desired_state.mutable_execute();

@@ -27,6 +27,7 @@
 #include "absl/time/time.h"
 #include "common/clock.h"
 #include "proto/kernelseek.pb.h"
+#include "server/problem_catalog.h"
 #include "server/store.h"
 
 namespace kseek {
@@ -49,7 +50,8 @@ struct SyncResult {
 
 class JobQueue {
  public:
-  JobQueue(Store* store, const Clock* clock, JobQueueOptions options);
+  // `problems` is what verify and bench jobs are checked against at Submit.
+  JobQueue(Store* store, const Clock* clock, const ProblemCatalog* problems, JobQueueOptions options);
 
   // Loads unfinished jobs from the store after a restart. Jobs that were
   // leased keep their lease with a fresh deadline, so a worker that is still
@@ -89,6 +91,7 @@ class JobQueue {
     std::string worker;
     absl::Time deadline;
     std::string stage;
+    kernelseek::v1::Progress progress;
   };
   struct QueuedJob {
     kernelseek::v1::Job job;  // with source: handed to the worker on lease
@@ -114,6 +117,7 @@ class JobQueue {
 
   Store* const store_;
   const Clock* const clock_;
+  const ProblemCatalog* const problems_;
   const JobQueueOptions options_;
 
   absl::Mutex mu_;

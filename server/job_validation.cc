@@ -1,5 +1,6 @@
 #include "server/job_validation.h"
 
+#include <set>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -7,11 +8,55 @@
 
 namespace kseek {
 
-absl::StatusOr<std::vector<kernelseek::v1::Property>> ValidateJobSpec(const kernelseek::v1::JobSpec& spec) {
-  if (spec.kind() != kernelseek::v1::JOB_KIND_COMPILE) {
+namespace {
+
+kernelseek::v1::Property MakeProperty(std::string key, std::string value) {
+  kernelseek::v1::Property p;
+  p.set_key(std::move(key));
+  p.set_value(std::move(value));
+  return p;
+}
+
+absl::Status ValidateRunOptions(kernelseek::v1::JobSpec* spec, const ProblemCatalog& problems) {
+  const bool bench = spec->kind() == kernelseek::v1::JOB_KIND_BENCH;
+  kernelseek::v1::RunOptions* run = spec->mutable_run();
+  absl::StatusOr<const runner::Problem*> problem = problems.Find(run->problem());
+  if (!problem.ok()) return absl::InvalidArgumentError(problem.status().message());
+  if (run->scenarios().empty()) run->set_scenarios(bench ? "perf" : "all");
+  absl::StatusOr<std::vector<const kernelseek::v1::ScenarioSpec*>> selected = (*problem)->Select(run->scenarios());
+  if (!selected.ok()) return absl::InvalidArgumentError(selected.status().message());
+  if (selected->empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("scenario selection \"", run->scenarios(), "\" selects nothing"));
+  }
+  if (!bench) {
+    if (!run->baseline().empty()) return absl::InvalidArgumentError("a verify job takes no baseline");
+    return absl::OkStatus();
+  }
+  if (run->baseline().empty()) run->set_baseline("cudnn");
+  static const std::set<std::string> kBaselines = {"cudnn", "fa2", "fa3", "fa4", "none"};
+  if (!kBaselines.contains(run->baseline())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown baseline \"", run->baseline(), "\"; known: cudnn, fa2, fa3, fa4, none"));
+  }
+  if (run->max_seconds_per_scenario() == 0) run->set_max_seconds_per_scenario(kDefaultSecondsPerScenario);
+  if (!(run->max_seconds_per_scenario() > 0 && run->max_seconds_per_scenario() <= kMaxSecondsPerScenario)) {
+    return absl::InvalidArgumentError(absl::StrCat("max_seconds_per_scenario ", run->max_seconds_per_scenario(),
+                                                   " is outside (0, ", kMaxSecondsPerScenario, "]"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<kernelseek::v1::Property>> ValidateJobSpec(kernelseek::v1::JobSpec* spec_ptr,
+                                                                     const ProblemCatalog& problems) {
+  const kernelseek::v1::JobSpec& spec = *spec_ptr;
+  const bool runs = spec.kind() == kernelseek::v1::JOB_KIND_VERIFY || spec.kind() == kernelseek::v1::JOB_KIND_BENCH;
+  if (spec.kind() != kernelseek::v1::JOB_KIND_COMPILE && !runs) {
     return absl::InvalidArgumentError(
         absl::StrCat("unsupported job kind ", kernelseek::v1::JobKind_Name(spec.kind())));
   }
+  if (!runs && spec.has_run()) return absl::InvalidArgumentError("a compile job takes no run options");
   if (spec.source().empty()) return absl::InvalidArgumentError("the kernel source is empty");
   if (spec.source().size() > kMaxSourceBytes) {
     return absl::InvalidArgumentError(absl::StrCat("the kernel source is ", spec.source().size(),
@@ -35,10 +80,11 @@ absl::StatusOr<std::vector<kernelseek::v1::Property>> ValidateJobSpec(const kern
   for (const KnownArch& a : KnownArchs()) all_archs.emplace_back(a.name);
   if (absl::Status s = NvccCommand("nvcc", all_archs).Validate(spec.compile()); !s.ok()) return s;
 
-  kernelseek::v1::Property compile;
-  compile.set_key("compile");
-  compile.set_value(std::string(arch->name));
-  return std::vector<kernelseek::v1::Property>{compile};
+  if (!runs) return std::vector<kernelseek::v1::Property>{MakeProperty("compile", std::string(arch->name))};
+  if (absl::Status s = ValidateRunOptions(spec_ptr, problems); !s.ok()) return s;
+  // Sorted by key: a GPU of the arch's compute capability that can also build for it.
+  return std::vector<kernelseek::v1::Property>{MakeProperty("arch", std::string(arch->base)),
+                                               MakeProperty("compile", std::string(arch->name))};
 }
 
 }  // namespace kseek

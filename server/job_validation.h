@@ -10,13 +10,19 @@
 
 #include "absl/status/statusor.h"
 #include "proto/kernelseek.pb.h"
+#include "server/problem_catalog.h"
 
 namespace kseek {
 
 inline constexpr size_t kMaxSourceBytes = 1 << 20;
 
-// Returns the job's requirements (sorted properties a worker must match).
-absl::StatusOr<std::vector<kernelseek::v1::Property>> ValidateJobSpec(const kernelseek::v1::JobSpec& spec);
+inline constexpr double kDefaultSecondsPerScenario = 2.0;
+inline constexpr double kMaxSecondsPerScenario = 60.0;
+
+// Fills in defaults (verify: all scenarios; bench: the perf set against cuDNN)
+// and returns the job's requirements (sorted properties a worker must match).
+absl::StatusOr<std::vector<kernelseek::v1::Property>> ValidateJobSpec(kernelseek::v1::JobSpec* spec,
+                                                                     const ProblemCatalog& problems);
 
 }  // namespace kseek
 

@@ -5,6 +5,7 @@
 //   kseek-server token create --db PATH --user NAME | --worker NAME
 #include <signal.h>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -14,6 +15,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "common/clock.h"
@@ -22,6 +24,7 @@
 #include "server/auth.h"
 #include "server/coordinator_service.h"
 #include "server/job_queue.h"
+#include "server/problem_catalog.h"
 #include "server/store.h"
 #include "server/worker_hub_service.h"
 
@@ -34,6 +37,18 @@ constexpr int kRuntimeError = 1;
 int Fail(const std::string& message, int code = kRuntimeError) {
   std::cerr << "kseek-server: " << message << "\n";
   return code;
+}
+
+// The scenarios/ folder beside an installed bundle (bin/../share/scenarios) or
+// of the source tree that build/bin/ is in.
+std::string DefaultScenariosDir() {
+  std::error_code error;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
+  for (const char* relative : {"../share/scenarios", "../../scenarios"}) {
+    std::filesystem::path candidate = exe.parent_path() / relative;
+    if (std::filesystem::is_directory(candidate, error)) return std::filesystem::weakly_canonical(candidate).string();
+  }
+  return "scenarios";
 }
 
 int TokenCreate(const std::vector<std::string>& args) {
@@ -78,6 +93,7 @@ int Serve(const std::vector<std::string>& args) {
   int64_t lease_timeout_s = 30;
   int64_t idle_poll_s = 20;
   int64_t max_attempts = 3;
+  std::string scenarios_dir = DefaultScenariosDir();
   FlagSet flags("kseek-server", "--listen HOST:PORT --db PATH [flags]\n       kseek-server token create --help",
                 "The KernelSeek coordinator: queues jobs, leases them to workers, stores\n"
                 "everything in SQLite. Stops gracefully on SIGTERM or SIGINT.");
@@ -86,6 +102,7 @@ int Serve(const std::vector<std::string>& args) {
   flags.Int("lease-timeout", &lease_timeout_s, "seconds a worker holding a job may go without syncing");
   flags.Int("idle-poll", &idle_poll_s, "seconds an idle worker's long poll is held");
   flags.Int("max-attempts", &max_attempts, "leases handed out for one job before it fails");
+  flags.String("scenarios", &scenarios_dir, "folder of problems (PROBLEM/problem.textproto) for verify and bench jobs");
   absl::StatusOr<std::vector<std::string>> rest = flags.Parse(args);
   if (!rest.ok()) return Fail(std::string(rest.status().message()), kUsageError);
   if (flags.help_requested()) {
@@ -108,15 +125,19 @@ int Serve(const std::vector<std::string>& args) {
 
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(db_path);
   if (!store.ok()) return Fail(std::string(store.status().message()));
+  absl::StatusOr<ProblemCatalog> problems = ProblemCatalog::Load(scenarios_dir);
+  if (!problems.ok()) return Fail(absl::StrCat("loading problems: ", problems.status().message()));
+  Log(absl::StrCat("problems from ", scenarios_dir, ": ",
+                   problems->Names().empty() ? "none" : absl::StrJoin(problems->Names(), ", ")));
   RealClock clock;
   JobQueueOptions options;
   options.lease_timeout = absl::Seconds(lease_timeout_s);
   options.idle_poll = absl::Seconds(idle_poll_s);
   options.max_attempts = static_cast<int>(max_attempts);
-  JobQueue queue(store->get(), &clock, options);
+  JobQueue queue(store->get(), &clock, &*problems, options);
   if (absl::Status s = queue.Recover(); !s.ok()) return Fail(absl::StrCat("recovering jobs: ", s.message()));
   Authenticator auth(store->get());
-  CoordinatorService coordinator(&queue, &auth);
+  CoordinatorService coordinator(&queue, &auth, &*problems);
   WorkerHubService hub(&queue, &auth);
 
   grpc::ServerBuilder builder;

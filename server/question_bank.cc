@@ -1,14 +1,14 @@
 #include "server/question_bank.h"
 
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <system_error>
 #include <tuple>
-
-#include <google/protobuf/io/tokenizer.h>
-#include <google/protobuf/text_format.h>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
@@ -55,8 +55,7 @@ bool IsValidId(const std::string& id) {
 // Checks one question; `where` is "file:line" of its `question {` block.
 absl::Status ValidateQuestion(const Question& q, const std::string& where) {
   auto fail = [&](absl::string_view what) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, ": question \"", q.id(), "\": ", what));
+    return absl::InvalidArgumentError(absl::StrCat(where, ": question \"", q.id(), "\": ", what));
   };
   if (!IsValidId(q.id())) return fail("id must be non-empty and use only [a-z0-9_]");
   if (q.text().empty()) return fail("text is empty");
@@ -98,8 +97,8 @@ bool HasTrigger(const Question& q, Trigger trigger) {
 absl::StatusOr<QuestionBank> QuestionBank::LoadDirectory(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
-    return absl::NotFoundError(absl::StrCat("question bank directory \"", dir,
-                                            "\" does not exist or is not a directory"));
+    return absl::NotFoundError(
+        absl::StrCat("question bank directory \"", dir, "\" does not exist or is not a directory"));
   }
   std::vector<fs::path> paths;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -152,8 +151,8 @@ absl::StatusOr<QuestionBank> QuestionBank::FromTexts(const std::vector<NamedText
       if (absl::Status s = ValidateQuestion(q, where); !s.ok()) return s;
       auto [it, inserted] = where_by_id.emplace(q.id(), where);
       if (!inserted) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            where, ": question id \"", q.id(), "\" is already used at ", it->second));
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": question id \"", q.id(), "\" is already used at ", it->second));
       }
       questions.push_back(q);
     }

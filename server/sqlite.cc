@@ -21,6 +21,11 @@ Statement& Statement::Bind(int index, int64_t value) {
   return *this;
 }
 
+Statement& Statement::Bind(int index, double value) {
+  sqlite3_bind_double(stmt_, index, value);
+  return *this;
+}
+
 Statement& Statement::Bind(int index, absl::string_view text) {
   sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
   return *this;

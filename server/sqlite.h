@@ -27,6 +27,7 @@ class Statement {
 
   // Binds are 1-based, as in SQLite.
   Statement& Bind(int index, int64_t value);
+  Statement& Bind(int index, double value);
   Statement& Bind(int index, absl::string_view text);
   Statement& BindBlob(int index, absl::string_view bytes);
   Statement& BindNull(int index);

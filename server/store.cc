@@ -51,6 +51,23 @@ const char* const kMigrations[] = {
         result BLOB NOT NULL
       );
     )sql",
+    // 2: per-scenario results of verify and bench jobs, one row each, so they
+    // can be queried without decoding the job's result blob.
+    R"sql(
+      CREATE TABLE scenario_results (
+        job_id INTEGER NOT NULL REFERENCES jobs (id),
+        scenario TEXT NOT NULL,
+        passed INTEGER NOT NULL,
+        max_abs_error REAL,
+        error_bar REAL,
+        median_ms REAL,
+        tflops REAL,
+        baseline_tflops REAL,
+        speedup REAL,
+        result BLOB NOT NULL,
+        PRIMARY KEY (job_id, scenario)
+      );
+    )sql",
 };
 
 int64_t ToMicros(absl::Time t) { return absl::ToUnixMicros(t); }
@@ -214,7 +231,26 @@ absl::Status Store::FinishJob(int64_t id, JobState state, const std::string& fai
     if (result == nullptr) return absl::OkStatus();
     absl::StatusOr<Statement> r = db_->Prepare("INSERT OR REPLACE INTO job_results (job_id, result) VALUES (?, ?)");
     if (!r.ok()) return r.status();
-    return r->Bind(1, id).BindBlob(2, result->SerializeAsString()).Run();
+    if (absl::Status s = r->Bind(1, id).BindBlob(2, result->SerializeAsString()).Run(); !s.ok()) return s;
+    for (const kernelseek::v1::ScenarioResult& sc : result->run().scenarios()) {
+      absl::StatusOr<Statement> row = db_->Prepare(
+          "INSERT OR REPLACE INTO scenario_results (job_id, scenario, passed, max_abs_error, error_bar, median_ms, "
+          "tflops, baseline_tflops, speedup, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      if (!row.ok()) return row.status();
+      absl::Status s = row->Bind(1, id)
+                           .Bind(2, sc.id())
+                           .Bind(3, static_cast<int64_t>(sc.passed()))
+                           .Bind(4, sc.max_abs_error())
+                           .Bind(5, sc.error_bar())
+                           .Bind(6, sc.median_ms())
+                           .Bind(7, sc.tflops())
+                           .Bind(8, sc.baseline_tflops())
+                           .Bind(9, sc.speedup())
+                           .BindBlob(10, sc.SerializeAsString())
+                           .Run();
+      if (!s.ok()) return s;
+    }
+    return absl::OkStatus();
   });
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kseek::llm {
@@ -79,6 +80,35 @@ struct ChatResponse {
 
   bool operator==(const ChatResponse&) const = default;
 };
+
+inline ChatMessage SystemMessage(std::string text) {
+  ChatMessage m;
+  m.role = ChatRole::kSystem;
+  m.content = std::move(text);
+  return m;
+}
+inline ChatMessage UserMessage(std::string text) {
+  ChatMessage m;
+  m.role = ChatRole::kUser;
+  m.content = std::move(text);
+  return m;
+}
+inline ChatMessage AssistantMessage(std::string text, std::vector<ToolCall> tool_calls = {}) {
+  ChatMessage m;
+  m.role = ChatRole::kAssistant;
+  m.content = std::move(text);
+  m.tool_calls = std::move(tool_calls);
+  return m;
+}
+inline ChatMessage ToolResultMessage(std::string tool_call_id, std::string result,
+                                     bool is_error = false) {
+  ChatMessage m;
+  m.role = ChatRole::kTool;
+  m.content = std::move(result);
+  m.tool_call_id = std::move(tool_call_id);
+  m.is_error = is_error;
+  return m;
+}
 
 const char* ChatRoleName(ChatRole role);
 const char* StopReasonName(StopReason reason);

@@ -70,9 +70,10 @@ struct Stack {
   testing::TempDir dir;
   RealClock clock;
   std::unique_ptr<Store> store = *Store::Open(dir.File("bench.db"));
-  JobQueue queue{store.get(), &clock, JobQueueOptions{}};
+  ProblemCatalog problems;  // trivial compile jobs need none
+  JobQueue queue{store.get(), &clock, &problems, JobQueueOptions{}};
   Authenticator auth{store.get()};
-  CoordinatorService coordinator{&queue, &auth};
+  CoordinatorService coordinator{&queue, &auth, &problems};
   WorkerHubService hub{&queue, &auth};
   std::unique_ptr<grpc::Server> server;
   std::string address;

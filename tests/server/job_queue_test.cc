@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "common/clock.h"
 #include "tests/testing/temp_dir.h"
 
@@ -56,7 +58,8 @@ struct Fixture {
     o.max_attempts = 2;
     return o;
   }();
-  JobQueue queue{store.get(), &clock, options};
+  ProblemCatalog problems = *ProblemCatalog::Load(KSEEK_SCENARIOS_DIR);
+  JobQueue queue{store.get(), &clock, &problems, options};
 };
 
 TEST_CASE("a job goes to a worker whose capabilities match, and only to one") {
@@ -209,12 +212,61 @@ TEST_CASE("after a restart queued jobs are queued and a leased job can still be 
   std::string queued = f.queue.Submit("ana", CompileSpec()).value();
   std::string lease = f.queue.Synchronize(Idle("w1")).value().desired_state.execute().lease_id();
 
-  JobQueue restarted(f.store.get(), &f.clock, f.options);
+  JobQueue restarted(f.store.get(), &f.clock, &f.problems, f.options);
   REQUIRE(restarted.Recover().ok());
   REQUIRE(restarted.Synchronize(Idle("w2")).value().desired_state.execute().job_id() == queued);
   restarted.Synchronize(Completed("w1", lease, "survived")).value();
   REQUIRE(restarted.GetJob(leased)->state() == kernelseek::v1::JOB_STATE_SUCCEEDED);
   REQUIRE(restarted.GetJob(leased)->result().compile().log() == "survived");
+}
+
+JobSpec RunSpec(kernelseek::v1::JobKind kind, const std::string& scenarios, const std::string& baseline = "") {
+  JobSpec spec = CompileSpec();
+  spec.set_kind(kind);
+  spec.mutable_run()->set_problem("attention_fwd");
+  spec.mutable_run()->set_scenarios(scenarios);
+  spec.mutable_run()->set_baseline(baseline);
+  return spec;
+}
+
+TEST_CASE("verify and bench jobs get defaults and need a GPU of the arch") {
+  Fixture f;
+  std::string id = f.queue.Submit("ana", RunSpec(kernelseek::v1::JOB_KIND_BENCH, "")).value();
+  auto job = f.queue.GetJob(id).value();
+  REQUIRE(job.spec().run().scenarios() == "perf");
+  REQUIRE(job.spec().run().baseline() == "cudnn");
+  REQUIRE(job.spec().run().max_seconds_per_scenario() > 0);
+  REQUIRE(job.requirements_size() == 2);
+  REQUIRE(job.requirements(0).key() == "arch");
+  REQUIRE(job.requirements(0).value() == "sm_90");
+
+  // A compile-only worker cannot take it; a Hopper worker can.
+  REQUIRE(f.queue.Synchronize(Idle("cpu")).value().desired_state.has_idle());
+  SynchronizeRequest gpu = Idle("h200");
+  auto* arch = gpu.mutable_capabilities()->Add();
+  arch->set_key("arch");
+  arch->set_value("sm_90");
+  std::sort(gpu.mutable_capabilities()->begin(), gpu.mutable_capabilities()->end(),
+            [](const auto& a, const auto& b) { return a.key() < b.key(); });
+  REQUIRE(f.queue.Synchronize(gpu).value().desired_state.execute().job_id() == id);
+}
+
+TEST_CASE("verify and bench jobs with unknown problems, scenarios or baselines are refused") {
+  Fixture f;
+  JobSpec unknown_problem = RunSpec(kernelseek::v1::JOB_KIND_VERIFY, "all");
+  unknown_problem.mutable_run()->set_problem("softmax_9000");
+  auto r1 = f.queue.Submit("ana", unknown_problem);
+  REQUIRE(r1.status().code() == absl::StatusCode::kInvalidArgument);
+  REQUIRE_THAT(std::string(r1.status().message()), Catch::Contains("softmax_9000"));
+
+  auto r2 = f.queue.Submit("ana", RunSpec(kernelseek::v1::JOB_KIND_VERIFY, "no-such-scenario"));
+  REQUIRE(r2.status().code() == absl::StatusCode::kInvalidArgument);
+  REQUIRE_THAT(std::string(r2.status().message()), Catch::Contains("no-such-scenario"));
+
+  auto r3 = f.queue.Submit("ana", RunSpec(kernelseek::v1::JOB_KIND_BENCH, "perf", "tensorrt"));
+  REQUIRE(r3.status().code() == absl::StatusCode::kInvalidArgument);
+  REQUIRE_THAT(std::string(r3.status().message()), Catch::Contains("tensorrt"));
+  REQUIRE(f.queue.ListJobs(10)->empty());
 }
 
 TEST_CASE("unknown job ids are NOT_FOUND, malformed ones INVALID_ARGUMENT") {

@@ -1,16 +1,15 @@
 #include "server/question_bank.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <unistd.h>
-
-#include <catch2/catch.hpp>
 
 namespace kseek {
 namespace {
@@ -30,9 +29,9 @@ using kernelseek::v1::Trigger;
 const std::vector<std::string> kForbiddenWords = {
     // Hardware units.
     "tma", "tensor", "tensor core", "sm", "sms", "streaming multiprocessor", "multiprocessor",
-    "shared memory", "smem", "shmem", "global memory", "local memory", "constant memory",
-    "texture", "hbm", "dram", "sram", "l1", "l2", "sfu", "fma", "alu", "lsu", "lane", "lanes",
-    "cluster", "clusters", "dsmem", "nvlink", "copy engine",
+    "shared memory", "smem", "shmem", "global memory", "local memory", "constant memory", "texture",
+    "hbm", "dram", "sram", "l1", "l2", "sfu", "fma", "alu", "lsu", "lane", "lanes", "cluster",
+    "clusters", "dsmem", "nvlink", "copy engine",
     // Instructions.
     "mma", "wgmma", "hmma", "imma", "umma", "tcgen", "ldmatrix", "stmatrix", "ldg", "stg", "lds",
     "sts", "ldgsts", "mufu", "shfl", "cp async", "ld global", "exp", "rcp", "ptx",
@@ -46,17 +45,16 @@ const std::vector<std::string> kForbiddenWords = {
     "nvcc", "ptxas", "hopper", "blackwell", "ampere", "volta", "turing", "ada", "half", "float",
     // Numbers and units.
     "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve",
-    "hundred", "thousand", "million", "billion", "twice", "double", "triple", "quarter",
-    "percent", "dozen", "single", "kb", "mb", "gb", "kib", "mib", "gib", "ghz", "mhz", "ns",
-    "ms"};
+    "hundred", "thousand", "million", "billion", "twice", "double", "triple", "quarter", "percent",
+    "dozen", "single", "kb", "mb", "gb", "kib", "mib", "gib", "ghz", "mhz", "ns", "ms"};
 
 // Forbidden as the start of a word, to catch inflections: "tile", "tiled",
 // "tiles"; "register", "registers"; "warp", "warpgroup".
 const std::vector<std::string> kForbiddenStems = {
-    "tile", "register", "warp", "cache", "bank", "barrier", "mbarrier", "swizzl", "async",
-    "shuffle", "pipelin", "prefetch", "buffer", "unroll", "vector", "fuse", "fusion", "fusing",
-    "overlap", "specializ", "coalesc", "transpos", "pad", "atomic", "recomput", "quantiz",
-    "approximat", "split", "spill", "byte", "tflop", "gflop"};
+    "tile",     "register", "warp",       "cache",     "bank",    "barrier",  "mbarrier", "swizzl",
+    "async",    "shuffle",  "pipelin",    "prefetch",  "buffer",  "unroll",   "vector",   "fuse",
+    "fusion",   "fusing",   "overlap",    "specializ", "coalesc", "transpos", "pad",      "atomic",
+    "recomput", "quantiz",  "approximat", "split",     "spill",   "byte",     "tflop",    "gflop"};
 
 std::string Normalize(const std::string& text) {
   std::string out = " ";
@@ -67,8 +65,9 @@ std::string Normalize(const std::string& text) {
   }
   out += ' ';
   // Collapse runs of spaces so that phrases match across punctuation.
-  out.erase(std::unique(out.begin(), out.end(), [](char a, char b) { return a == ' ' && b == ' '; }),
-            out.end());
+  out.erase(
+      std::unique(out.begin(), out.end(), [](char a, char b) { return a == ' ' && b == ' '; }),
+      out.end());
   return out;
 }
 
@@ -178,29 +177,29 @@ constexpr char kSmallBank[] = R"pb(
   question {
     id: "a_data"
     text: "A?"
-    triggers: [TRIGGER_PLATEAU]
-    layers: [LAYER_DATA_MOVEMENT]
+    triggers: [ TRIGGER_PLATEAU ]
+    layers: [ LAYER_DATA_MOVEMENT ]
     kind: QUESTION_KIND_MOVE_LAYER
   }
   question {
     id: "b_sass"
     text: "B?"
-    triggers: [TRIGGER_PLATEAU, TRIGGER_CLAIMED_LIMIT]
-    layers: [LAYER_COMPILER_OUTPUT]
+    triggers: [ TRIGGER_PLATEAU, TRIGGER_CLAIMED_LIMIT ]
+    layers: [ LAYER_COMPILER_OUTPUT ]
     kind: QUESTION_KIND_MOVE_LAYER
   }
   question {
     id: "c_data_and_measure"
     text: "C?"
-    triggers: [TRIGGER_PLATEAU]
-    layers: [LAYER_DATA_MOVEMENT, LAYER_MEASUREMENT]
+    triggers: [ TRIGGER_PLATEAU ]
+    layers: [ LAYER_DATA_MOVEMENT, LAYER_MEASUREMENT ]
     kind: QUESTION_KIND_MOVE_LAYER
   }
   question {
     id: "d_limit"
     text: "D?"
-    triggers: [TRIGGER_CLAIMED_LIMIT]
-    layers: [LAYER_MEASUREMENT]
+    triggers: [ TRIGGER_CLAIMED_LIMIT ]
+    layers: [ LAYER_MEASUREMENT ]
     kind: QUESTION_KIND_REJECT_LIMIT
   }
 )pb";
@@ -237,14 +236,17 @@ TEST_CASE("Pick prefers questions pointing away from the layer the agent is stuc
   CHECK(PickId(bank, plateau, kernelseek::v1::LAYER_UNSPECIFIED, {}) == "a_data");
 }
 
-TEST_CASE("Pick repeats nothing until the trigger's questions are used up, then the oldest") {
+TEST_CASE("Pick repeats nothing until the trigger's questions are used up") {
   QuestionBank bank = SmallBank();
   const auto plateau = kernelseek::v1::TRIGGER_PLATEAU;
   const auto data = kernelseek::v1::LAYER_DATA_MOVEMENT;
-  // All three plateau questions asked, "b_sass" longest ago: even though it
-  // fits the layer best, the least recently asked comes first.
-  CHECK(PickId(bank, plateau, data, {"c_data_and_measure", "b_sass", "a_data"}) ==
-        "c_data_and_measure");
+  // All three plateau questions asked once: a new round starts, the layer
+  // decides first, then the least recently asked.
+  CHECK(PickId(bank, plateau, data, {"c_data_and_measure", "b_sass", "a_data"}) == "b_sass");
+  CHECK(PickId(bank, plateau, kernelseek::v1::LAYER_UNSPECIFIED,
+               {"c_data_and_measure", "b_sass", "a_data"}) == "c_data_and_measure");
+  CHECK(PickId(bank, plateau, kernelseek::v1::LAYER_UNSPECIFIED,
+               {"a_data", "c_data_and_measure", "b_sass"}) == "a_data");
   // A second round never repeats a question asked twice before the others.
   CHECK(PickId(bank, plateau, data, {"b_sass", "c_data_and_measure", "a_data", "b_sass"}) ==
         "c_data_and_measure");
@@ -274,8 +276,8 @@ std::string LoadError(const std::string& text) {
 
 TEST_CASE("a broken bank file is an error naming the file and line") {
   SECTION("a misspelt enum value") {
-    std::string error = LoadError(
-        "question {\n  id: \"x\"\n  text: \"X?\"\n  triggers: [TRIGGER_PLATEUA]\n}\n");
+    std::string error =
+        LoadError("question {\n  id: \"x\"\n  text: \"X?\"\n  triggers: [TRIGGER_PLATEUA]\n}\n");
     CHECK(error.rfind("bad.textproto:4:", 0) == 0);
     CHECK(error.find("TRIGGER_PLATEUA") != std::string::npos);
   }
@@ -305,8 +307,8 @@ TEST_CASE("a broken bank file is an error naming the file and line") {
 }
 
 TEST_CASE("LoadDirectory reads only *.textproto files and rejects a missing directory") {
-  fs::path dir = fs::temp_directory_path() /
-                 ("kseek_question_bank_test_" + std::to_string(::getpid()));
+  fs::path dir =
+      fs::temp_directory_path() / ("kseek_question_bank_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   std::ofstream(dir / "bank.textproto") << kSmallBank;
   std::ofstream(dir / "notes.txt") << "not a bank file";

@@ -1,0 +1,90 @@
+#include "server/llm/replay_client.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "server/llm/chat_json.h"
+
+namespace kseek::llm {
+namespace {
+
+using nlohmann::json;
+
+ChatResponse TurnCallingCompile() {
+  ChatResponse turn;
+  turn.message = AssistantMessage("Compiling.", {{"call_1", "compile", R"({"path":"k.cu"})"}});
+  turn.stop_reason = StopReason::kToolUse;
+  turn.usage = {1500, 40};
+  turn.model = "recorded-model";
+  return turn;
+}
+
+ChatResponse TurnFinishing() {
+  ChatResponse turn;
+  turn.message = AssistantMessage("Done.");
+  turn.usage = {1700, 5};
+  return turn;
+}
+
+TEST_CASE("chat JSON round-trips messages and responses") {
+  ChatMessage tool_result = ToolResultMessage("call_1", "no such file", /*is_error=*/true);
+  CHECK(ChatMessageFromJson(ChatMessageToJson(tool_result)).value() == tool_result);
+  CHECK(ChatResponseFromJson(ChatResponseToJson(TurnCallingCompile())).value() ==
+        TurnCallingCompile());
+  absl::Status bad = ChatMessageFromJson(json{{"role", "wizard"}}).status();
+  CHECK(bad.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(bad.message().find("wizard") != absl::string_view::npos);
+  CHECK(ChatResponseFromJson(json{{"message", 3}}).status().code() ==
+        absl::StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("ReplayLlmClient returns the recorded model turns in order, skipping other events") {
+  const std::string trace =
+      json{{"seq", 1}, {"kind", "user_message"}, {"payload", {{"text", "go"}}}}.dump() + "\n" +
+      json{{"seq", 2},
+           {"kind", kModelTurnEventKind},
+           {"payload", ChatResponseToJson(TurnCallingCompile())}}
+          .dump() +
+      "\n" + json{{"seq", 3}, {"kind", "tool_result"}, {"payload", {{"text", "ok"}}}}.dump() +
+      "\n\n" +
+      json{{"seq", 4},
+           {"kind", kModelTurnEventKind},
+           {"payload", ChatResponseToJson(TurnFinishing())}}
+          .dump() +
+      "\n";
+  absl::StatusOr<std::unique_ptr<ReplayLlmClient>> replay =
+      ReplayLlmClient::FromJsonl(trace, "session.jsonl");
+  INFO(replay.status().ToString());
+  REQUIRE(replay.ok());
+  CHECK((*replay)->Complete({}).value() == TurnCallingCompile());
+  CHECK((*replay)->Complete({}).value() == TurnFinishing());
+  absl::Status done = (*replay)->Complete({}).status();
+  CHECK(done.code() == absl::StatusCode::kOutOfRange);
+  CHECK(done.message().find("session.jsonl has only 2 model turns") != absl::string_view::npos);
+}
+
+TEST_CASE("ReplayLlmClient rejects a broken trace with the line number") {
+  const std::string bad_line =
+      json{{"kind", kModelTurnEventKind}, {"payload", ChatResponseToJson(TurnFinishing())}}.dump() +
+      "\n{truncated\n";
+  absl::Status status = ReplayLlmClient::FromJsonl(bad_line, "t.jsonl").status();
+  CHECK(status.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(status.message() == "t.jsonl:2: not a JSON object");
+
+  const std::string bad_turn =
+      json{{"kind", kModelTurnEventKind},
+           {"payload", {{"message", {{"role", "assistant"}, {"tool_calls", 7}}}}}}
+          .dump();
+  status = ReplayLlmClient::FromJsonl(bad_turn, "t.jsonl").status();
+  CHECK(status.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(status.message().rfind("t.jsonl:1: ", 0) == 0);
+
+  status = ReplayLlmClient::FromJsonl(R"({"kind": "tool_result"})", "t.jsonl").status();
+  CHECK(status.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(ReplayLlmClient::FromFile("/nonexistent/trace.jsonl").status().code() ==
+        absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace kseek::llm
