@@ -110,6 +110,20 @@ absl::StatusOr<std::vector<kernelseek::v1::WorkerInfo>> CoordinatorClient::ListW
                                                  response.workers().end());
 }
 
+absl::StatusOr<kernelseek::v1::ListScenariosResponse> CoordinatorClient::ListScenarios(
+    const std::string& problem, const std::string& set) {
+  grpc::ClientContext context;
+  PrepareContext(&context, /*with_deadline=*/true);
+  kernelseek::v1::ListScenariosRequest request;
+  request.set_problem(problem);
+  request.set_set(set);
+  kernelseek::v1::ListScenariosResponse response;
+  if (grpc::Status s = stub_->ListScenarios(&context, request, &response); !s.ok()) {
+    return FromGrpcStatus(s);
+  }
+  return response;
+}
+
 absl::StatusOr<Job> CoordinatorClient::WatchJob(
     const std::string& job_id, const std::function<void(const Job&)>& on_update,
     const std::function<void(const absl::Status&)>& on_stream_lost) {

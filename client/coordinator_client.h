@@ -44,6 +44,9 @@ class CoordinatorClient {
   absl::StatusOr<kernelseek::v1::Job> GetJob(const std::string& job_id);
   absl::StatusOr<std::vector<kernelseek::v1::Job>> ListJobs(int limit);
   absl::StatusOr<std::vector<kernelseek::v1::WorkerInfo>> ListWorkers();
+  // The manifest of `problem` and its scenarios in set `set` (all when empty).
+  absl::StatusOr<kernelseek::v1::ListScenariosResponse> ListScenarios(const std::string& problem,
+                                                                      const std::string& set);
 
   // Streams `job_id` until it is SUCCEEDED or FAILED and returns that last
   // version. `on_update` sees every version received; `on_stream_lost` is told

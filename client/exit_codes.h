@@ -14,10 +14,17 @@ namespace kseek {
 
 enum ExitCode : int {
   kExitOk = 0,
-  kExitDidNotCompile = 1,  // the job ran and the kernel has compile errors
-  kExitUsage = 2,          // bad flags or arguments, or input the server rejected
-  kExitServer = 3,         // no token, server unreachable, token rejected, server error
-  kExitJobFailed = 4,      // the job produced no result (attempts exhausted, worker error)
+  // The job ran and the kernel is rejected: it has compile errors or (verify,
+  // bench) a scenario failed verification. One code for both, because either
+  // way the kernel needs fixing; the report says which.
+  kExitDidNotCompile = 1,
+  kExitScenarioFailed = 1,
+  kExitUsage = 2,   // bad flags or arguments, or input the server rejected
+  kExitServer = 3,  // no token, server unreachable, token rejected, server error
+  // The job gave no verdict to act on: no result (attempts exhausted, worker
+  // error), or (verify, bench) the runner stopped early or a scenario that
+  // passed was not timed, so the result is incomplete.
+  kExitJobFailed = 4,
 };
 
 // The exit code for a failed RPC: INVALID_ARGUMENT, NOT_FOUND and OUT_OF_RANGE

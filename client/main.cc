@@ -1,8 +1,9 @@
 // kseek: the command-line client of a kseek-server.
 //
 // Reads flags and dispatches to one function per subcommand; the work is done
-// by CoordinatorClient (RPCs), MakeCompileSpec (input checks) and the Format*
-// functions (output). A new subcommand is a Run* function plus a kCommands row.
+// by CoordinatorClient (RPCs), MakeCompileSpec/MakeRunSpec (input checks) and
+// the Format* functions (output). A new subcommand is a Run* function plus a
+// kCommands row.
 #include <unistd.h>
 
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
 #include "client/compile_request.h"
@@ -22,6 +24,9 @@
 #include "client/exit_codes.h"
 #include "client/progress_display.h"
 #include "client/report_format.h"
+#include "client/run_report.h"
+#include "client/run_request.h"
+#include "client/scenario_table.h"
 #include "common/clock.h"
 #include "common/flags.h"
 
@@ -122,33 +127,26 @@ int ReportFinishedCompile(const Job& job, bool json) {
   return job.result().compile().success() ? kExitOk : kExitDidNotCompile;
 }
 
-int RunCompile(const std::vector<std::string>& args, const GlobalOptions& global) {
-  CommonFlags common;
-  CompileRequest request;
-  bool no_wait = false;
-  FlagSet flags("kseek compile", "FILE --arch ARCH [flags]",
-                "Compiles a CUDA source file on a worker that can build for ARCH and prints\n"
-                "the result: diagnostics, the ptxas resources of each kernel and a summary\n"
-                "of its SASS. Waits for the job, showing its stage on stderr.");
-  AddCommonFlags(&flags, &common, /*json=*/true);
-  flags.String("arch", &request.arch, "target architecture, e.g. sm_90a or sm_100a");
-  flags.Int("opt-level", &request.opt_level, "optimisation level 1..3 (-1: worker default, -O3)");
-  flags.Bool("lineinfo", &request.line_info, "compile with -lineinfo");
-  flags.Repeated("define", &request.defines, "NAME or NAME=VALUE, passed as -D");
-  flags.Int("maxrregcount", &request.max_registers, "register limit per thread (0: none)");
-  flags.Bool("no-wait", &no_wait, "print the job id and return without waiting");
-  std::vector<std::string> positional;
-  if (auto done = ParseArgs(&flags, args, &positional)) return *done;
-  if (auto done = ExpectPositional(positional, 1, "one FILE", "compile")) return *done;
-  request.path = positional[0];
+// The nvcc flags of `kseek compile`, which verify and bench take too.
+void AddCompileFlags(FlagSet* flags, CompileRequest* request) {
+  flags->String("arch", &request->arch, "target architecture, e.g. sm_90a or sm_100a");
+  flags->Int("opt-level", &request->opt_level, "optimisation level 1..3 (-1: worker default, -O3)");
+  flags->Bool("lineinfo", &request->line_info, "compile with -lineinfo");
+  flags->Repeated("define", &request->defines, "NAME or NAME=VALUE, passed as -D");
+  flags->Int("maxrregcount", &request->max_registers, "register limit per thread (0: none)");
+}
 
-  absl::StatusOr<kernelseek::v1::JobSpec> spec = MakeCompileSpec(request);
-  if (!spec.ok()) return Fail(kExitUsage, spec.status().message());
-
+// Submits `spec`; with --no-wait prints the job id, else follows the job on
+// stderr (the text of each update from `progress_text`) and hands the
+// finished job to `report`. Returns the exit code.
+int SubmitAndReport(const kernelseek::v1::JobSpec& spec, const GlobalOptions& global,
+                    const CommonFlags& common, bool no_wait,
+                    std::string (*progress_text)(const Job&),
+                    int (*report)(const Job& job, bool json)) {
   std::string server;
   std::unique_ptr<CoordinatorClient> client;
   if (auto done = Connect(global, common, &server, &client)) return *done;
-  absl::StatusOr<std::string> job_id = client->SubmitJob(*spec);
+  absl::StatusOr<std::string> job_id = client->SubmitJob(spec);
   if (!job_id.ok()) return FailRpc(job_id.status(), server);
 
   if (no_wait) {
@@ -166,7 +164,7 @@ int RunCompile(const std::vector<std::string>& args, const GlobalOptions& global
   progress.Update("submitted");
   progress.StartTicker();
   absl::StatusOr<Job> job = client->WatchJob(
-      *job_id, [&](const Job& update) { progress.Update(FormatProgress(update)); },
+      *job_id, [&](const Job& update) { progress.Update(progress_text(update)); },
       [&](const absl::Status& lost) {
         progress.Update(
             absl::StrCat("lost the server (", DescribeRpcError(lost, server), "), reconnecting"));
@@ -177,7 +175,124 @@ int RunCompile(const std::vector<std::string>& args, const GlobalOptions& global
     return FailRpc(job.status(), server);
   }
   progress.Finish(FormatProgress(*job));
-  return ReportFinishedCompile(*job, common.json);
+  return report(*job, common.json);
+}
+
+int RunCompile(const std::vector<std::string>& args, const GlobalOptions& global) {
+  CommonFlags common;
+  CompileRequest request;
+  bool no_wait = false;
+  FlagSet flags("kseek compile", "FILE --arch ARCH [flags]",
+                "Compiles a CUDA source file on a worker that can build for ARCH and prints\n"
+                "the result: diagnostics, the ptxas resources of each kernel and a summary\n"
+                "of its SASS. Waits for the job, showing its stage on stderr.");
+  AddCommonFlags(&flags, &common, /*json=*/true);
+  AddCompileFlags(&flags, &request);
+  flags.Bool("no-wait", &no_wait, "print the job id and return without waiting");
+  std::vector<std::string> positional;
+  if (auto done = ParseArgs(&flags, args, &positional)) return *done;
+  if (auto done = ExpectPositional(positional, 1, "one FILE", "compile")) return *done;
+  request.path = positional[0];
+
+  absl::StatusOr<kernelseek::v1::JobSpec> spec = MakeCompileSpec(request);
+  if (!spec.ok()) return Fail(kExitUsage, spec.status().message());
+  return SubmitAndReport(*spec, global, common, no_wait, &FormatProgress, &ReportFinishedCompile);
+}
+
+// Prints a finished verify or bench job and returns its exit code (see
+// RunExitCode); a job that failed without a result is one line on stderr.
+int ReportFinishedRun(const Job& job, bool json) {
+  if (json) {
+    if (int code = PrintJson(job); code != kExitOk) return code;
+  }
+  if (job.state() == kernelseek::v1::JOB_STATE_FAILED) {
+    return Fail(kExitJobFailed,
+                absl::StrCat("job ", job.id(), " failed after ", job.attempts(), " attempt(s): ",
+                             job.failure().empty() ? "no reason given" : job.failure()));
+  }
+  if (!job.result().has_run()) {
+    return Fail(kExitServer, absl::StrCat("job ", job.id(), " finished without a run result"));
+  }
+  if (!json) std::cout << FormatRunReport(job);
+  return RunExitCode(job);
+}
+
+// `kseek verify` and `kseek bench`: the same flags but for the baseline and
+// the time cap, which only a benchmark has.
+int RunScenarioJob(kernelseek::v1::JobKind kind, const std::vector<std::string>& args,
+                   const GlobalOptions& global) {
+  bool bench = kind == kernelseek::v1::JOB_KIND_BENCH;
+  CommonFlags common;
+  RunRequest request;
+  request.kind = kind;
+  request.scenarios = bench ? "perf" : "all";
+  if (bench) request.baseline = "cudnn";
+  bool no_wait = false;
+  std::string command = bench ? "bench" : "verify";
+  FlagSet flags(
+      absl::StrCat("kseek ", command), "FILE --problem PROBLEM --arch ARCH [flags]",
+      bench ? "Builds FILE into a shared object on a GPU worker, checks it on the chosen\n"
+              "scenarios of PROBLEM, times it against a baseline measured on the same GPU,\n"
+              "and prints per scenario the error against its bar, the median time, TFLOP/s,\n"
+              "the baseline's TFLOP/s and the speedup, then the geometric means. Shows a\n"
+              "progress bar on stderr while it waits."
+            : "Builds FILE into a shared object on a GPU worker, checks it on the chosen\n"
+              "scenarios of PROBLEM against the reference, and prints per scenario PASS or\n"
+              "FAIL with the error against its bar. Shows a progress bar on stderr while it\n"
+              "waits. `kseek scenarios PROBLEM` lists the scenarios.");
+  AddCommonFlags(&flags, &common, /*json=*/true);
+  flags.String("problem", &request.problem, "problem to check against, e.g. attention_fwd");
+  flags.String("scenarios", &request.scenarios,
+               bench ? "perf, all, another set name, or ID,ID,..."
+                     : "all, a set name such as perf, or ID,ID,...");
+  if (bench) {
+    flags.String("baseline", &request.baseline,
+                 absl::StrCat("what to compare with: ", absl::StrJoin(kBaselineNames, ", ")));
+    flags.Double("max-seconds", &request.max_seconds_per_scenario,
+                 "timing budget per scenario in seconds (0: the worker's default)");
+  }
+  AddCompileFlags(&flags, &request.compile);
+  flags.Bool("no-wait", &no_wait, "print the job id and return without waiting");
+  std::vector<std::string> positional;
+  if (auto done = ParseArgs(&flags, args, &positional)) return *done;
+  if (auto done = ExpectPositional(positional, 1, "one FILE", command)) return *done;
+  request.compile.path = positional[0];
+
+  absl::StatusOr<kernelseek::v1::JobSpec> spec = MakeRunSpec(request);
+  if (!spec.ok()) return Fail(kExitUsage, spec.status().message());
+  return SubmitAndReport(*spec, global, common, no_wait, &FormatRunProgress, &ReportFinishedRun);
+}
+
+int RunVerify(const std::vector<std::string>& args, const GlobalOptions& global) {
+  return RunScenarioJob(kernelseek::v1::JOB_KIND_VERIFY, args, global);
+}
+
+int RunBench(const std::vector<std::string>& args, const GlobalOptions& global) {
+  return RunScenarioJob(kernelseek::v1::JOB_KIND_BENCH, args, global);
+}
+
+int RunScenarios(const std::vector<std::string>& args, const GlobalOptions& global) {
+  CommonFlags common;
+  std::string set;
+  FlagSet flags("kseek scenarios", "PROBLEM [flags]",
+                "Lists the scenarios of PROBLEM as the server's workers run them: shape\n"
+                "symbols, scalars a scenario sets, dtype, and the input seed (\"hidden\" for\n"
+                "seeds only the worker knows).");
+  AddCommonFlags(&flags, &common, /*json=*/true);
+  flags.String("set", &set, "only this scenario set, e.g. perf");
+  std::vector<std::string> positional;
+  if (auto done = ParseArgs(&flags, args, &positional)) return *done;
+  if (auto done = ExpectPositional(positional, 1, "one PROBLEM", "scenarios")) return *done;
+
+  std::string server;
+  std::unique_ptr<CoordinatorClient> client;
+  if (auto done = Connect(global, common, &server, &client)) return *done;
+  absl::StatusOr<kernelseek::v1::ListScenariosResponse> response =
+      client->ListScenarios(positional[0], set);
+  if (!response.ok()) return FailRpc(response.status(), server);
+  if (common.json) return PrintJson(*response);
+  std::cout << FormatScenarioTable(*response);
+  return kExitOk;
 }
 
 int RunJobs(const std::vector<std::string>& args, const GlobalOptions& global) {
@@ -210,7 +325,8 @@ int RunJobs(const std::vector<std::string>& args, const GlobalOptions& global) {
 int RunJob(const std::vector<std::string>& args, const GlobalOptions& global) {
   CommonFlags common;
   FlagSet flags("kseek job", "ID [flags]",
-                "Shows one job: its state, where it ran, and its compile report once finished.");
+                "Shows one job: its state, where it ran, and its compile, verify or bench\n"
+                "report once finished.");
   AddCommonFlags(&flags, &common, /*json=*/true);
   std::vector<std::string> positional;
   if (auto done = ParseArgs(&flags, args, &positional)) return *done;
@@ -259,6 +375,9 @@ struct Command {
 
 constexpr Command kCommands[] = {
     {"compile", "compile a CUDA file on a worker; print diagnostics, resources, SASS", RunCompile},
+    {"verify", "check a kernel on a problem's scenarios on a GPU worker", RunVerify},
+    {"bench", "check and time a kernel against a baseline on a GPU worker", RunBench},
+    {"scenarios", "list a problem's scenarios", RunScenarios},
     {"jobs", "list jobs", RunJobs},
     {"job", "show one job and its report", RunJob},
     {"workers", "list workers and their capabilities", RunWorkers},
@@ -279,12 +398,16 @@ std::string TopLevelDescription() {
   }
   absl::StrAppend(&text,
                   "\nexit codes:\n"
-                  "  0  success\n"
+                  "  0  success; verify, bench: every scenario passed (bench: and was timed)\n"
                   "  1  compile: the job ran but the kernel did not compile (report printed)\n"
+                  "     verify, bench: the kernel did not compile or a scenario failed\n"
+                  "     verification (report printed)\n"
                   "  2  usage error: bad flags or arguments, unreadable FILE, or input the\n"
-                  "     server rejected (unknown job id, invalid option)\n"
+                  "     server rejected (unknown job id or problem, invalid option)\n"
                   "  3  no token, server unreachable, token rejected, or another server error\n"
-                  "  4  compile: the job failed without a result (reason printed)\n"
+                  "  4  compile, verify, bench: the job failed without a result (reason printed)\n"
+                  "     verify, bench: the runner stopped early (runner error in the report),\n"
+                  "     no scenario ran, or (bench) a passing scenario was not timed\n"
                   "\nErrors are one line on stderr starting \"kseek: \".\n"
                   "Flags --server and --token may come before or after the command.");
   return text;

@@ -1,9 +1,10 @@
-// ProgressDisplay: what `kseek compile` shows on stderr while a job runs.
+// ProgressDisplay: what `kseek compile`, `verify` and `bench` show on stderr
+// while a job runs.
 //
 // On a terminal it keeps one line, redrawn in place with "\r" once a second
-// so the elapsed time moves ("job 17  12s  compiling on worker-a"). Anywhere
-// else (a log file, a CI pipe) it writes one line per change of status, so
-// the log shows the job's history without clutter. Writes only to the stream
+// so the elapsed time moves ("job 17  12s  [###.....] 9/72  verifying on
+// gpu-1"). Anywhere else (a log file, a CI pipe) it writes one line per
+// change of status, so the log shows the job's history without clutter. Writes only to the stream
 // given; does not own it. Thread-safe: Update runs on the thread reading the
 // watch stream while a ticker thread redraws.
 #ifndef KERNELSEEK_CLIENT_PROGRESS_DISPLAY_H_

@@ -12,6 +12,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "client/run_report.h"
+#include "client/text_table.h"
 
 namespace kseek {
 namespace {
@@ -30,35 +32,6 @@ using kernelseek::v1::WorkerInfo;
 // compile's log is shown when it produced no parsed diagnostics.
 constexpr int kTopOtherSassClasses = 3;
 constexpr int kLogTailLines = 30;
-
-enum class Align { kLeft, kRight };
-
-// Columns separated by two spaces, each as wide as its widest cell; no
-// trailing blanks so that output diffs cleanly.
-std::string FormatTable(const std::vector<std::string>& header, const std::vector<Align>& align,
-                        const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> width(header.size());
-  for (size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
-  for (const auto& row : rows) {
-    for (size_t c = 0; c < row.size() && c < width.size(); ++c) {
-      width[c] = std::max(width[c], row[c].size());
-    }
-  }
-  auto format_row = [&](const std::vector<std::string>& row) {
-    std::string line;
-    for (size_t c = 0; c < header.size(); ++c) {
-      const std::string& cell = c < row.size() ? row[c] : "";
-      if (c > 0) line += "  ";
-      std::string pad(width[c] - cell.size(), ' ');
-      line += align[c] == Align::kRight ? pad + cell : cell + pad;
-    }
-    line.erase(line.find_last_not_of(' ') + 1);
-    return line + "\n";
-  };
-  std::string out = format_row(header);
-  for (const auto& row : rows) out += format_row(row);
-  return out;
-}
 
 std::string FormatProperties(const google::protobuf::RepeatedPtrField<Property>& properties) {
   std::vector<std::string> parts;
@@ -155,12 +128,23 @@ std::string SassTable(const google::protobuf::RepeatedPtrField<SassSummary>& sum
   return FormatTable(header, align, rows);
 }
 
+// "gemm.cu (sm_90a -lineinfo)": what was compiled and how.
+std::string CompileTitle(const kernelseek::v1::JobSpec& spec) {
+  const std::string& source = spec.source_name();
+  return absl::StrCat(source.empty() ? "(unnamed source)" : source, " (",
+                      FormatCompileOptions(spec.compile()), ")");
+}
+
 }  // namespace
 
 std::string JobKindLabel(kernelseek::v1::JobKind kind) {
   switch (kind) {
     case kernelseek::v1::JOB_KIND_COMPILE:
       return "compile";
+    case kernelseek::v1::JOB_KIND_VERIFY:
+      return "verify";
+    case kernelseek::v1::JOB_KIND_BENCH:
+      return "bench";
     default:
       return absl::StrCat("kind-", static_cast<int>(kind));
   }
@@ -228,15 +212,19 @@ std::string FormatCompileOptions(const CompileOptions& options) {
 }
 
 std::string FormatCompileReport(const Job& job) {
-  const std::string& source = job.spec().source_name();
-  std::string title = absl::StrCat(source.empty() ? "(unnamed source)" : source, " (",
-                                   FormatCompileOptions(job.spec().compile()), ")");
   if (!job.result().has_compile()) {
-    return absl::StrCat(title, ": job ", job.id(), " has no compile result (",
+    return absl::StrCat(CompileTitle(job.spec()), ": job ", job.id(), " has no compile result (",
                         JobStateLabel(job.state()), ")\n");
   }
-  const CompileResult& result = job.result().compile();
-  std::string where = job.worker().empty() ? "" : absl::StrCat(" on ", job.worker());
+  return FormatCompileResult(job.spec(), job.worker(), job.result().compile(),
+                             CompileReportDetail::kFull);
+}
+
+std::string FormatCompileResult(const kernelseek::v1::JobSpec& spec, const std::string& worker,
+                                const CompileResult& result, CompileReportDetail detail) {
+  const std::string& source = spec.source_name();
+  std::string title = CompileTitle(spec);
+  std::string where = worker.empty() ? "" : absl::StrCat(" on ", worker);
   std::string out =
       result.success()
           ? absl::StrFormat("%s: compiled in %.2f s%s\n", title, result.seconds(), where)
@@ -250,7 +238,7 @@ std::string FormatCompileReport(const Job& job) {
   } else if (!result.success() && !result.log().empty()) {
     absl::StrAppend(&out, "\ncompiler output:\n", LastLines(result.log(), kLogTailLines));
   }
-  if (!result.success()) return out;
+  if (!result.success() || detail == CompileReportDetail::kOutcomeAndDiagnostics) return out;
 
   if (result.resources_size() == 0 && result.sass_size() == 0) {
     absl::StrAppend(&out, "\nno kernel functions in the output\n");
@@ -280,21 +268,31 @@ std::string FormatJobDetails(const Job& job, absl::Time now) {
       {"source",
        absl::StrCat(OrDash(job.spec().source_name()), " (", job.spec().source().size(), " bytes)")},
   };
-  if (job.spec().kind() == kernelseek::v1::JOB_KIND_COMPILE) {
-    fields.emplace_back("options", FormatCompileOptions(job.spec().compile()));
+  fields.emplace_back("options", FormatCompileOptions(job.spec().compile()));
+  if (job.spec().kind() == kernelseek::v1::JOB_KIND_VERIFY ||
+      job.spec().kind() == kernelseek::v1::JOB_KIND_BENCH) {
+    fields.emplace_back("run", FormatRunOptions(job.spec().kind(), job.spec().run()));
   }
   fields.emplace_back("created", FormatTimeWithAge(job.created(), now));
   fields.emplace_back("finished", FormatTimeWithAge(job.finished(), now));
   if (job.state() == kernelseek::v1::JOB_STATE_FAILED) {
     fields.emplace_back("failure", OrDash(job.failure()));
   }
-  if (job.result().has_compile() && !job.result().compile().command().empty()) {
-    fields.emplace_back("command", job.result().compile().command());
+  const CompileResult* compile = job.result().has_compile() ? &job.result().compile()
+                                 : job.result().has_run()   ? &job.result().run().compile()
+                                                            : nullptr;
+  if (compile != nullptr && !compile->command().empty()) {
+    fields.emplace_back("command", compile->command());
+  }
+  if (job.state() == kernelseek::v1::JOB_STATE_LEASED && job.progress().total() > 0) {
+    fields.emplace_back(
+        "progress", absl::StrCat(job.progress().done(), "/", job.progress().total(), " scenarios"));
   }
   std::string out;
   for (const auto& [name, value] : fields)
     absl::StrAppend(&out, absl::StrFormat("%-9s %s\n", name, value));
   if (job.result().has_compile()) absl::StrAppend(&out, "\n", FormatCompileReport(job));
+  if (job.result().has_run()) absl::StrAppend(&out, "\n", FormatRunReport(job));
   return out;
 }
 

@@ -22,7 +22,7 @@ namespace kseek {
 inline constexpr const char* kTrackedSassClasses[] = {"HGMMA", "HMMA", "LDL", "STL", "BAR",
                                                       "MUFU",  "LDS",  "STS", "LDG", "STG"};
 
-// Lower-case names as users see them: "compile", "queued", "leased", ...
+// Lower-case names as users see them: "compile", "bench", "queued", "leased", ...
 std::string JobKindLabel(kernelseek::v1::JobKind kind);
 std::string JobStateLabel(kernelseek::v1::JobState state);
 
@@ -43,7 +43,19 @@ std::string FormatCompileOptions(const kernelseek::v1::CompileOptions& options);
 // compile result gets one line saying so.
 std::string FormatCompileReport(const kernelseek::v1::Job& job);
 
-// Everything known about one job, followed by its compile report once it has one.
+// How much of a compile result to show: a verify or bench report needs only
+// whether the shared object built and the compiler's messages.
+enum class CompileReportDetail { kFull, kOutcomeAndDiagnostics };
+
+// The report of one compile result of `spec` (a compile job's, or the shared
+// object build of a verify/bench job), as FormatCompileReport describes;
+// kOutcomeAndDiagnostics leaves out the resource and SASS tables.
+std::string FormatCompileResult(const kernelseek::v1::JobSpec& spec, const std::string& worker,
+                                const kernelseek::v1::CompileResult& result,
+                                CompileReportDetail detail);
+
+// Everything known about one job, followed by its compile or run report once
+// it has one.
 std::string FormatJobDetails(const kernelseek::v1::Job& job, absl::Time now);
 
 // Tables with a header row; ages are relative to `now`.

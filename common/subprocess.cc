@@ -66,7 +66,9 @@ struct Capture {
   std::string* text;
   bool* truncated;
   size_t cap;
+  const std::function<void(absl::string_view)>* on_line = nullptr;
   bool open = true;
+  std::string partial_line;  // only kept when on_line is set
 
   // Reads what is available; marks the stream closed on EOF or error.
   void ReadAvailable() {
@@ -77,6 +79,15 @@ struct Capture {
       open = false;
       fd.Close();
       return;
+    }
+    if (on_line != nullptr && *on_line) {
+      partial_line.append(buffer, n);
+      size_t start = 0;
+      for (size_t nl = partial_line.find('\n'); nl != std::string::npos; nl = partial_line.find('\n', start)) {
+        (*on_line)(absl::string_view(partial_line).substr(start, nl - start));
+        start = nl + 1;
+      }
+      partial_line.erase(0, start);
     }
     size_t room = cap > text->size() ? cap - text->size() : 0;
     size_t take = std::min(room, static_cast<size_t>(n));
@@ -206,7 +217,7 @@ absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessSpec& spec) {
       {FileDescriptor(out_read.Release()), &result.stdout_text, &result.stdout_truncated,
        spec.max_output_bytes},
       {FileDescriptor(err_read.Release()), &result.stderr_text, &result.stderr_truncated,
-       spec.max_output_bytes},
+       spec.max_output_bytes, &spec.on_stderr_line},
   };
 
   using Clock = std::chrono::steady_clock;

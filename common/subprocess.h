@@ -9,11 +9,13 @@
 #define KERNELSEEK_COMMON_SUBPROCESS_H_
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 
 namespace kseek {
@@ -30,6 +32,9 @@ struct SubprocessSpec {
   // Cap on captured bytes of stdout and of stderr, each. Output past the cap
   // is still read (so the child never blocks on a full pipe) and discarded.
   size_t max_output_bytes = 1 << 20;
+  // Called on the calling thread with each complete stderr line (without the
+  // newline) as it arrives, e.g. to show a long job's progress. Optional.
+  std::function<void(absl::string_view line)> on_stderr_line;
 };
 
 struct SubprocessResult {

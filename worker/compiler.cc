@@ -126,11 +126,22 @@ Compiler::Compiler(CompilerConfig config)
     : config_(std::move(config)), nvcc_(config_.nvcc_path, config_.supported_archs) {}
 
 absl::StatusOr<CompileResult> Compiler::Compile(const kernelseek::v1::JobSpec& spec) const {
-  const absl::Time start = absl::Now();
   if (spec.kind() != kernelseek::v1::JOB_KIND_COMPILE) {
     return absl::InvalidArgumentError(absl::StrCat(
         "job kind ", kernelseek::v1::JobKind_Name(spec.kind()), " is not a compile job"));
   }
+  return Build(spec, "");
+}
+
+absl::StatusOr<CompileResult> Compiler::BuildSharedObject(const kernelseek::v1::JobSpec& spec,
+                                                          const std::string& so_path) const {
+  if (so_path.empty()) return absl::InvalidArgumentError("no path for the shared object");
+  return Build(spec, so_path);
+}
+
+absl::StatusOr<CompileResult> Compiler::Build(const kernelseek::v1::JobSpec& spec,
+                                              const std::string& so_path) const {
+  const absl::Time start = absl::Now();
   if (spec.source().size() > config_.max_source_bytes) {
     return absl::InvalidArgumentError(absl::StrCat("source is ", spec.source().size(),
                                                    " bytes, over the limit of ",
@@ -148,8 +159,11 @@ absl::StatusOr<CompileResult> Compiler::Compile(const kernelseek::v1::JobSpec& s
       dir, "/", absl::string_view(file_name).substr(0, file_name.size() - 3), ".cubin");
   if (absl::Status s = WriteNewFile(source_path, spec.source()); !s.ok()) return s;
 
+  // The SASS summary is read from whichever file nvcc wrote.
+  const std::string& binary_path = so_path.empty() ? cubin_path : so_path;
   absl::StatusOr<std::vector<std::string>> argv =
-      nvcc_.CubinArgv(spec.compile(), source_path, cubin_path);
+      so_path.empty() ? nvcc_.CubinArgv(spec.compile(), source_path, cubin_path)
+                      : nvcc_.SharedObjectArgv(spec.compile(), source_path, so_path);
   if (!argv.ok()) return argv.status();
   auto hide_dir = [&](absl::string_view text) {
     return absl::StrReplaceAll(text, {{dir, kWorkPlaceholder}});
@@ -216,7 +230,7 @@ absl::StatusOr<CompileResult> Compiler::Compile(const kernelseek::v1::JobSpec& s
                  config_.max_output_bytes);
   } else if (result.success()) {
     SubprocessSpec dump;
-    dump.argv = {config_.cuobjdump_path, "--dump-sass", cubin_path};
+    dump.argv = {config_.cuobjdump_path, "--dump-sass", binary_path};
     dump.working_dir = dir;
     dump.time_limit = config_.time_limit;
     dump.max_output_bytes = std::max(kMaxSassDumpBytes, config_.max_output_bytes);

@@ -47,7 +47,17 @@ class Compiler {
 
   absl::StatusOr<kernelseek::v1::CompileResult> Compile(const kernelseek::v1::JobSpec& spec) const;
 
+  // Builds the spec's source into a shared object at `so_path` (outside the
+  // temp dir, owned by the caller) for kseek-runner to load, with the same
+  // checks, resource report and SASS summary as Compile. Any job kind.
+  absl::StatusOr<kernelseek::v1::CompileResult> BuildSharedObject(const kernelseek::v1::JobSpec& spec,
+                                                                  const std::string& so_path) const;
+
  private:
+  // A cubin in the temp dir when `so_path` is empty, else the shared object.
+  absl::StatusOr<kernelseek::v1::CompileResult> Build(const kernelseek::v1::JobSpec& spec,
+                                                      const std::string& so_path) const;
+
   CompilerConfig config_;
   NvccCommand nvcc_;
 };

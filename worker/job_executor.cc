@@ -1,6 +1,7 @@
 #include "worker/job_executor.h"
 
 #include "absl/strings/str_cat.h"
+#include "worker/run_executor.h"
 
 namespace kseek {
 
@@ -8,11 +9,20 @@ absl::StatusOr<kernelseek::v1::JobResult> KindDispatcher::Execute(const kernelse
                                                                   const StageReporter& report_stage) {
   switch (spec.kind()) {
     case kernelseek::v1::JOB_KIND_COMPILE: {
-      report_stage(absl::StrCat("compiling for ", spec.compile().arch()));
+      report_stage(absl::StrCat("compiling for ", spec.compile().arch()), {});
       absl::StatusOr<kernelseek::v1::CompileResult> compiled = compiler_->Compile(spec);
       if (!compiled.ok()) return compiled.status();
       kernelseek::v1::JobResult result;
       *result.mutable_compile() = *std::move(compiled);
+      return result;
+    }
+    case kernelseek::v1::JOB_KIND_VERIFY:
+    case kernelseek::v1::JOB_KIND_BENCH: {
+      if (runs_ == nullptr) return absl::FailedPreconditionError("this worker has no GPU to verify or bench on");
+      absl::StatusOr<kernelseek::v1::RunResult> run = runs_->Run(spec, report_stage);
+      if (!run.ok()) return run.status();
+      kernelseek::v1::JobResult result;
+      *result.mutable_run() = *std::move(run);
       return result;
     }
     default:

@@ -16,8 +16,9 @@
 
 namespace kseek {
 
-// Called with a short description of what the job is doing now ("compiling").
-using StageReporter = std::function<void(const std::string& stage)>;
+// Called with a short description of what the job is doing now ("compiling")
+// and, for jobs over many scenarios, how many are done (total 0 otherwise).
+using StageReporter = std::function<void(const std::string& stage, const kernelseek::v1::Progress& progress)>;
 
 class JobExecutor {
  public:
@@ -28,16 +29,20 @@ class JobExecutor {
                                                             const StageReporter& report_stage) = 0;
 };
 
+class RunExecutor;
+
 // Runs every kind of job this worker supports by handing it to the component
-// for that kind. Thread-safe: the components are.
+// for that kind. Thread-safe: the components are. `runs` may be null on a
+// worker without a GPU (verify and bench jobs are never leased to it).
 class KindDispatcher final : public JobExecutor {
  public:
-  explicit KindDispatcher(const Compiler* compiler) : compiler_(compiler) {}
+  KindDispatcher(const Compiler* compiler, const RunExecutor* runs) : compiler_(compiler), runs_(runs) {}
   absl::StatusOr<kernelseek::v1::JobResult> Execute(const kernelseek::v1::JobSpec& spec,
                                                     const StageReporter& report_stage) override;
 
  private:
   const Compiler* const compiler_;
+  const RunExecutor* const runs_;
 };
 
 }  // namespace kseek

@@ -5,7 +5,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -15,11 +17,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
 #include "common/flags.h"
 #include "common/log.h"
 #include "worker/capabilities.h"
 #include "worker/compiler.h"
 #include "worker/job_executor.h"
+#include "worker/run_executor.h"
 #include "worker/worker_loop.h"
 
 namespace kseek {
@@ -29,6 +33,38 @@ std::string DefaultName() {
   char host[256] = {};
   gethostname(host, sizeof(host) - 1);
   return absl::StrCat(host, "-", getpid());
+}
+
+std::string ExecutableDir() {
+  std::error_code error;
+  return std::filesystem::read_symlink("/proc/self/exe", error).parent_path().string();
+}
+
+// The first of `candidates` that is a directory (canonical), else the first.
+std::string FirstDir(const std::vector<std::string>& candidates) {
+  std::error_code error;
+  for (const std::string& dir : candidates) {
+    if (std::filesystem::is_directory(dir, error)) return std::filesystem::weakly_canonical(dir).string();
+  }
+  return candidates.front();
+}
+
+// A fresh key for hidden scenario seeds: only this worker process knows it,
+// so every run draws new hidden inputs.
+std::string RandomHexKey() {
+  unsigned char bytes[32] = {};
+  FILE* random = fopen("/dev/urandom", "rb");
+  size_t got = random != nullptr ? fread(bytes, 1, sizeof(bytes), random) : 0;
+  if (random != nullptr) fclose(random);
+  // Without /dev/urandom the key falls back to time and pid: still unknown
+  // to a kernel's author ahead of the run.
+  if (got != sizeof(bytes)) {
+    uint64_t mix = static_cast<uint64_t>(absl::ToUnixNanos(absl::Now())) ^ (static_cast<uint64_t>(getpid()) << 32);
+    for (size_t i = 0; i < sizeof(bytes); ++i) bytes[i] = static_cast<unsigned char>(mix >> ((i % 8) * 8)) ^ i;
+  }
+  std::string hex;
+  for (unsigned char b : bytes) absl::StrAppend(&hex, absl::Hex(b, absl::kZeroPad2));
+  return hex;
 }
 
 // The first of `candidates` that is an executable file, or "".
@@ -51,6 +87,14 @@ int Main(int argc, char** argv) {
   std::string cuobjdump = FindTool("cuobjdump");
   std::string temp_dir = "/tmp";
   int64_t compile_timeout_s = 120;
+  const std::string exe_dir = ExecutableDir();
+  std::string runner = absl::StrCat(exe_dir, "/kseek-runner");
+  std::string scenarios_dir = FirstDir({exe_dir + "/../share/scenarios", exe_dir + "/../../scenarios"});
+  std::string baselines_dir =
+      FirstDir({exe_dir + "/../share/baselines", exe_dir + "/../../worker/baselines"});
+  std::string python = "python3";
+  double gpu_mem_cap_gb = 0;
+  int64_t bench_chunk = 12;
   FlagSet flags("kseek-worker", "--server HOST:PORT [flags]",
                 "Runs KernelSeek jobs for a server. Dials out (so it works behind NAT),\n"
                 "advertises nvcc's architectures and any visible GPU, and survives every\n"
@@ -62,6 +106,12 @@ int Main(int argc, char** argv) {
   flags.String("cuobjdump", &cuobjdump, "cuobjdump for SASS summaries (empty: none)");
   flags.String("temp-dir", &temp_dir, "where per-job private directories are made");
   flags.Int("compile-timeout", &compile_timeout_s, "seconds one nvcc run may take");
+  flags.String("runner", &runner, "kseek-runner for verify and bench jobs");
+  flags.String("scenarios", &scenarios_dir, "folder of problems (PROBLEM/problem.textproto)");
+  flags.String("baselines", &baselines_dir, "folder of baseline programs (PROBLEM_baseline.py)");
+  flags.String("python", &python, "Python with PyTorch, for the baseline programs");
+  flags.Double("gpu-mem-cap-gb", &gpu_mem_cap_gb, "GPU memory a runner may allocate (0: no cap)");
+  flags.Int("bench-chunk", &bench_chunk, "scenarios per runner process in a bench, alternating with the baseline");
   absl::StatusOr<std::vector<std::string>> rest = flags.Parse(std::vector<std::string>(argv + 1, argv + argc));
   if (!rest.ok()) {
     std::cerr << "kseek-worker: " << rest.status().message() << "\n";
@@ -101,7 +151,21 @@ int Main(int argc, char** argv) {
   compiler_config.temp_dir = temp_dir;
   compiler_config.time_limit = absl::Seconds(compile_timeout_s);
   Compiler compiler(compiler_config);
-  KindDispatcher executor(&compiler);
+  RunExecutorConfig run_config;
+  run_config.runner_path = runner;
+  run_config.scenarios_dir = scenarios_dir;
+  run_config.baselines_dir = baselines_dir;
+  run_config.python = python;
+  run_config.temp_dir = temp_dir;
+  run_config.hidden_seed_key = RandomHexKey();
+  run_config.gpu_mem_cap_gb = gpu_mem_cap_gb;
+  run_config.bench_chunk = static_cast<int>(bench_chunk);
+  RunExecutor runs(&compiler, run_config);
+  // Verify and bench jobs need a GPU: without one the worker advertises no
+  // `arch` and the server never leases it such a job.
+  const bool has_gpu = detected.gpu_note.empty();
+  KindDispatcher executor(&compiler, has_gpu ? &runs : nullptr);
+  if (has_gpu) Log(absl::StrCat("verify/bench: runner ", runner, ", problems in ", scenarios_dir));
 
   WorkerLoopOptions options;
   options.name = name;

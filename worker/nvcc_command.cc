@@ -144,7 +144,9 @@ absl::StatusOr<std::vector<std::string>> NvccCommand::SharedObjectArgv(
     const kernelseek::v1::CompileOptions& options, const std::string& source_path,
     const std::string& so_path) const {
   if (absl::Status s = Validate(options); !s.ok()) return s;
-  std::vector<std::string> argv = {nvcc_path_, "-shared", "-Xcompiler", "-fPIC"};
+  // The shared CUDA runtime, as kseek-runner uses: one runtime instance in
+  // the process, so the runner sees the candidate's launch errors.
+  std::vector<std::string> argv = {nvcc_path_, "-shared", "-Xcompiler", "-fPIC", "-cudart", "shared"};
   for (std::string& flag : CommonFlags(options)) argv.push_back(std::move(flag));
   argv.insert(argv.end(), {"-o", so_path, source_path});
   return argv;

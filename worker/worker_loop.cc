@@ -44,10 +44,13 @@ void WorkerLoop::Start(const kernelseek::v1::DesiredState::Execute& execute) {
                    kernelseek::v1::JobKind_Name(execute.spec().kind()), ")"));
   JobExecutor* executor = executor_;
   std::thread([job, executor, spec = execute.spec()] {
-    absl::StatusOr<JobResult> result = executor->Execute(spec, [&job](const std::string& stage) {
-      absl::MutexLock lock(&job->mu);
-      job->stage = stage;
-    });
+    absl::StatusOr<JobResult> result =
+        executor->Execute(spec, [&job](const std::string& stage, const kernelseek::v1::Progress& progress) {
+          absl::MutexLock lock(&job->mu);
+          job->stage = stage;
+          job->progress = progress;
+          ++job->reports;
+        });
     absl::MutexLock lock(&job->mu);
     job->result = std::move(result);
     job->done = true;
@@ -64,6 +67,7 @@ kernelseek::v1::CurrentState WorkerLoop::CurrentState() {
   if (!job_->done) {
     state.mutable_executing()->set_lease_id(job_->lease_id);
     state.mutable_executing()->set_stage(job_->stage);
+    *state.mutable_executing()->mutable_progress() = job_->progress;
     return state;
   }
   auto* completed = state.mutable_completed();
@@ -79,13 +83,22 @@ kernelseek::v1::CurrentState WorkerLoop::CurrentState() {
 void WorkerLoop::WaitForJob(absl::Time until) {
   if (job_ == nullptr) return;
   std::shared_ptr<RunningJob> job = job_;
+  // A new stage or progress is reported early, but at most once per
+  // kProgressInterval, so a job with fast progress does not flood the server.
+  constexpr absl::Duration kProgressInterval = absl::Seconds(1);
+  const absl::Time progress_after = absl::Now() + kProgressInterval;
+  uint64_t seen;
+  {
+    absl::MutexLock lock(&job->mu);
+    seen = job->reports;
+  }
   while (absl::Now() < until && !stop_.HasBeenNotified()) {
-    {
-      absl::MutexLock lock(&job->mu);
-      auto done = [&job]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(job->mu) { return job->done; };
-      if (job->mu.AwaitWithTimeout(absl::Condition(&done), std::min(until - absl::Now(), absl::Milliseconds(200)))) {
-        return;
-      }
+    absl::MutexLock lock(&job->mu);
+    auto wake = [&job, seen, progress_after]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(job->mu) {
+      return job->done || (job->reports != seen && absl::Now() >= progress_after);
+    };
+    if (job->mu.AwaitWithTimeout(absl::Condition(&wake), std::min(until - absl::Now(), absl::Milliseconds(200)))) {
+      return;
     }
   }
 }

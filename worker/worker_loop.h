@@ -46,6 +46,8 @@ class WorkerLoop {
     std::string lease_id;
     absl::Mutex mu;
     std::string stage ABSL_GUARDED_BY(mu);
+    kernelseek::v1::Progress progress ABSL_GUARDED_BY(mu);
+    uint64_t reports ABSL_GUARDED_BY(mu) = 0;  // stage/progress updates so far
     bool done ABSL_GUARDED_BY(mu) = false;
     absl::StatusOr<kernelseek::v1::JobResult> result ABSL_GUARDED_BY(mu);
   };

@@ -39,6 +39,17 @@ class FakeCoordinator final : public kernelseek::v1::Coordinator::Service {
     absl::MutexLock lock(&mu_);
     job_ = std::move(job);
   }
+  // ListScenarios answers `response` for `problem` (and any set) and
+  // NOT_FOUND for other problems.
+  void SetScenarios(std::string problem, kernelseek::v1::ListScenariosResponse response) {
+    absl::MutexLock lock(&mu_);
+    scenario_problem_ = std::move(problem);
+    scenarios_ = std::move(response);
+  }
+  kernelseek::v1::ListScenariosRequest last_scenarios_request() const {
+    absl::MutexLock lock(&mu_);
+    return last_scenarios_request_;
+  }
   std::vector<std::string> authorizations() const {
     absl::MutexLock lock(&mu_);
     return authorizations_;
@@ -100,6 +111,20 @@ class FakeCoordinator final : public kernelseek::v1::Coordinator::Service {
     return grpc::Status::OK;
   }
 
+  grpc::Status ListScenarios(grpc::ServerContext* context,
+                             const kernelseek::v1::ListScenariosRequest* request,
+                             kernelseek::v1::ListScenariosResponse* response) override {
+    if (grpc::Status s = Authenticate(context); !s.ok()) return s;
+    absl::MutexLock lock(&mu_);
+    last_scenarios_request_ = *request;
+    if (request->problem() != scenario_problem_) {
+      return grpc::Status(grpc::StatusCode::NOT_FOUND,
+                          absl::StrCat("no problem named \"", request->problem(), "\""));
+    }
+    *response = scenarios_;
+    return grpc::Status::OK;
+  }
+
  private:
   grpc::Status Authenticate(grpc::ServerContext* context) {
     std::string seen;
@@ -120,6 +145,9 @@ class FakeCoordinator final : public kernelseek::v1::Coordinator::Service {
   std::vector<std::string> authorizations_ ABSL_GUARDED_BY(mu_);
   int watch_calls_ ABSL_GUARDED_BY(mu_) = 0;
   kernelseek::v1::JobSpec last_submitted_ ABSL_GUARDED_BY(mu_);
+  std::string scenario_problem_ ABSL_GUARDED_BY(mu_);
+  kernelseek::v1::ListScenariosResponse scenarios_ ABSL_GUARDED_BY(mu_);
+  kernelseek::v1::ListScenariosRequest last_scenarios_request_ ABSL_GUARDED_BY(mu_);
 };
 
 // Serves a FakeCoordinator on 127.0.0.1 at a port chosen by the OS.

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -106,8 +107,11 @@ void ScriptJob(FakeCoordinatorServer& server, const Job& final_job) {
 TEST_CASE("kseek --help lists the commands and the exit codes") {
   Outcome o = RunKseek("--help");
   CHECK(o.exit_code == 0);
-  for (const char* text : {"compile", "jobs", "job ", "workers", "exit codes:", "KSEEK_TOKEN",
-                           "  4  compile: the job failed without a result"}) {
+  for (const char* text : {"compile", "verify", "bench", "scenarios", "jobs", "job ", "workers",
+                           "exit codes:", "KSEEK_TOKEN",
+                           "  4  compile, verify, bench: the job failed without a result",
+                           "verify, bench: the kernel did not compile or a scenario failed",
+                           "verify, bench: the runner stopped early"}) {
     CHECK(absl::StrContains(o.out, text));
   }
 }
@@ -203,6 +207,180 @@ TEST_CASE("compile through a server: exit 0, 1 or 4 by outcome, report on stdout
     CHECK(o.exit_code == 3);
     CHECK(o.err == "kseek: token rejected by server\n");
   }
+}
+
+// A finished bench of k.cu on attention_fwd with one scenario per entry of
+// `passed`, each timed.
+Job FinishedBench(std::vector<bool> passed) {
+  Job job;
+  job.set_id("9");
+  job.set_state(kernelseek::v1::JOB_STATE_SUCCEEDED);
+  job.set_worker("gpu-1");
+  job.set_attempts(1);
+  job.mutable_spec()->set_kind(kernelseek::v1::JOB_KIND_BENCH);
+  job.mutable_spec()->set_source_name("k.cu");
+  job.mutable_spec()->mutable_compile()->set_arch("sm_90a");
+  job.mutable_spec()->mutable_run()->set_problem("attention_fwd");
+  job.mutable_spec()->mutable_run()->set_scenarios("perf");
+  job.mutable_spec()->mutable_run()->set_baseline("cudnn");
+  auto* run = job.mutable_result()->mutable_run();
+  run->mutable_compile()->set_success(true);
+  run->set_gpu("NVIDIA H200");
+  for (size_t i = 0; i < passed.size(); ++i) {
+    auto* s = run->add_scenarios();
+    s->set_id(absl::StrCat("perf-", i));
+    s->set_passed(passed[i]);
+    s->set_max_abs_error(passed[i] ? 1e-3 : 1.0);
+    s->set_error_bar(4e-3);
+    if (passed[i]) {
+      s->set_median_ms(1.5);
+      s->set_tflops(300);
+      run->set_passed(run->passed() + 1);
+    } else {
+      s->set_reason("max error 1 > bar 0.004 in o");
+      run->set_failed(run->failed() + 1);
+    }
+  }
+  return job;
+}
+
+// A server whose job 9 is queued, then runs two scenarios with progress
+// reported, then is `final_job`.
+void ScriptBench(FakeCoordinatorServer& server, const Job& final_job) {
+  Job queued = final_job;
+  queued.clear_result();
+  queued.set_state(kernelseek::v1::JOB_STATE_QUEUED);
+  Job leased = queued;
+  leased.set_state(kernelseek::v1::JOB_STATE_LEASED);
+  leased.set_stage("benchmarking");
+  leased.mutable_progress()->set_total(2);
+  Job halfway = leased;
+  halfway.mutable_progress()->set_done(1);
+  server.service().SetJob(final_job);
+  server.service().SetWatchScripts(
+      {{.updates = {queued, leased, halfway, final_job}, .end = grpc::Status::OK}});
+}
+
+TEST_CASE("verify and bench through a server: defaults, progress, report and exit codes") {
+  testing::TempDir dir;
+  std::string source = dir.File("k.cu");
+  std::ofstream(source) << "extern \"C\" int attention_fwd() { return 0; }\n";
+  FakeCoordinatorServer server("t");
+  std::string flags = absl::StrCat("--server ", server.address(), " --token t");
+  std::string run = absl::StrCat(source, " --problem attention_fwd --arch sm_90a ", flags);
+
+  SECTION("bench defaults to perf against cudnn; every scenario passed is exit 0") {
+    ScriptBench(server, FinishedBench({true, true}));
+    Outcome o = RunKseek(absl::StrCat("bench ", run));
+    CHECK(o.exit_code == 0);
+    kernelseek::v1::JobSpec spec = server.service().last_submitted();
+    CHECK(spec.kind() == kernelseek::v1::JOB_KIND_BENCH);
+    CHECK(spec.run().problem() == "attention_fwd");
+    CHECK(spec.run().scenarios() == "perf");
+    CHECK(spec.run().baseline() == "cudnn");
+    // Off a terminal: one line per change, the bar among them.
+    CHECK(absl::StrContains(o.err, "job 9: [" + std::string(24, '.') + "] 0/2  benchmarking"));
+    CHECK(absl::StrContains(o.err, "job 9: [" + std::string(12, '#') + std::string(12, '.') +
+                                       "] 1/2  benchmarking on gpu-1"));
+    CHECK(absl::StrContains(o.out, "\nperf-0    PASS    1.0e-03 ≤ 4.0e-03"));
+    CHECK(absl::StrContains(o.out, "\npassed 2/2 on NVIDIA H200\n"));
+  }
+  SECTION("a failed scenario is exit 1 and its reason is shown") {
+    ScriptBench(server, FinishedBench({true, false}));
+    Outcome o = RunKseek(absl::StrCat("bench ", run, " --baseline fa2 --scenarios all"));
+    CHECK(o.exit_code == 1);
+    CHECK(server.service().last_submitted().run().baseline() == "fa2");
+    CHECK(server.service().last_submitted().run().scenarios() == "all");
+    CHECK(absl::StrContains(o.out, "max error 1 > bar 0.004 in o"));
+  }
+  SECTION("a runner error is exit 4") {
+    Job job = FinishedBench({true});
+    job.mutable_result()->mutable_run()->set_runner_error("runner killed after 600 s");
+    ScriptBench(server, job);
+    Outcome o = RunKseek(absl::StrCat("bench ", run));
+    CHECK(o.exit_code == 4);
+    CHECK(absl::StrContains(o.out, "runner error: runner killed after 600 s\n"));
+  }
+  SECTION("verify defaults to all scenarios and sends no baseline") {
+    Job job = FinishedBench({true});
+    job.mutable_spec()->set_kind(kernelseek::v1::JOB_KIND_VERIFY);
+    ScriptBench(server, job);
+    Outcome o = RunKseek(absl::StrCat("verify ", run, " --define TILE=64"));
+    CHECK(o.exit_code == 0);
+    kernelseek::v1::JobSpec spec = server.service().last_submitted();
+    CHECK(spec.kind() == kernelseek::v1::JOB_KIND_VERIFY);
+    CHECK(spec.run().scenarios() == "all");
+    CHECK(spec.run().baseline().empty());
+    CHECK(spec.compile().defines(0) == "TILE=64");
+  }
+  SECTION("a job that failed without a result is exit 4 with its reason") {
+    Job job = FinishedBench({});
+    job.clear_result();
+    job.set_state(kernelseek::v1::JOB_STATE_FAILED);
+    job.set_failure("no worker with arch=sm_90 answered");
+    ScriptBench(server, job);
+    Outcome o = RunKseek(absl::StrCat("verify ", run));
+    CHECK(o.exit_code == 4);
+    CHECK(absl::EndsWith(
+        o.err, "kseek: job 9 failed after 1 attempt(s): no worker with arch=sm_90 answered\n"));
+  }
+  SECTION("--json prints the job; the exit code still follows the result") {
+    ScriptBench(server, FinishedBench({false}));
+    Outcome o = RunKseek(absl::StrCat("bench ", run, " --json"));
+    CHECK(o.exit_code == 1);
+    CHECK(absl::StartsWith(o.out, "{"));
+    CHECK(absl::StrContains(o.out, "\"passed\": false"));
+  }
+  SECTION("--no-wait prints the job id") {
+    ScriptBench(server, FinishedBench({true}));
+    Outcome o = RunKseek(absl::StrCat("bench ", run, " --no-wait"));
+    CHECK(o.exit_code == 0);
+    CHECK(o.out == "9\n");
+    CHECK(server.service().watch_calls() == 0);
+  }
+  SECTION("verify takes no --baseline; bench rejects an unknown one before submitting") {
+    Outcome v = RunKseek(absl::StrCat("verify ", run, " --baseline cudnn"));
+    CHECK(v.exit_code == 2);
+    CHECK(IsOneLine(v.err));
+    Outcome b = RunKseek(absl::StrCat("bench ", run, " --baseline torch"));
+    CHECK(b.exit_code == 2);
+    CHECK(b.err == "kseek: --baseline \"torch\" is not one of cudnn, fa2, fa3, fa4, none\n");
+    CHECK(server.service().last_submitted().kind() == kernelseek::v1::JOB_KIND_UNSPECIFIED);
+  }
+}
+
+TEST_CASE("kseek scenarios lists a problem's scenarios through the server") {
+  FakeCoordinatorServer server("t");
+  kernelseek::v1::ListScenariosResponse response;
+  response.mutable_problem()->set_name("attention_fwd");
+  response.mutable_problem()->add_symbol()->set_name("s_q");
+  auto* s = response.add_scenarios();
+  s->set_id("perf-a");
+  s->set_set("perf");
+  s->set_dtype(kernelseek::v1::DTYPE_BF16);
+  auto* sym = s->add_symbol();
+  sym->set_name("s_q");
+  sym->set_value(512);
+  s->set_hidden_seed(true);
+  server.service().SetScenarios("attention_fwd", response);
+  std::string flags = absl::StrCat("--server ", server.address(), " --token t");
+
+  Outcome o = RunKseek(absl::StrCat("scenarios attention_fwd --set perf ", flags));
+  CHECK(o.exit_code == 0);
+  CHECK(server.service().last_scenarios_request().set() == "perf");
+  CHECK(o.out ==
+        "ID      SET   DTYPE  s_q    SEED\n"
+        "perf-a  perf  bf16   512  hidden\n"
+        "\n"
+        "1 scenarios: perf 1\n");
+
+  Outcome json = RunKseek(absl::StrCat("scenarios attention_fwd --json ", flags));
+  CHECK(json.exit_code == 0);
+  CHECK(absl::StrContains(json.out, "\"hidden_seed\": true"));
+
+  Outcome unknown = RunKseek(absl::StrCat("scenarios matmul ", flags));
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err == "kseek: no problem named \"matmul\"\n");
 }
 
 }  // namespace

@@ -39,6 +39,16 @@ TEST_CASE("RunSubprocess captures stdout and stderr separately with the exit cod
   CHECK(r.Describe() == "exit code 3");
 }
 
+TEST_CASE("RunSubprocess hands each stderr line to the callback while the program runs") {
+  SubprocessSpec spec = Shell("printf 'progress 1/2 a\\n'; sleep 0.2; printf 'progress 2/2 b\\nno newline' >&2");
+  spec.argv[2] = "printf 'progress 1/2 a\\n' >&2; sleep 0.2; printf 'progress 2/2 b\\nno newline' >&2";
+  std::vector<std::string> lines;
+  spec.on_stderr_line = [&lines](absl::string_view line) { lines.emplace_back(line); };
+  SubprocessResult r = MustRun(spec);
+  REQUIRE(lines == std::vector<std::string>{"progress 1/2 a", "progress 2/2 b"});
+  CHECK(r.stderr_text == "progress 1/2 a\nprogress 2/2 b\nno newline");
+}
+
 TEST_CASE("RunSubprocess passes argv verbatim, without a shell") {
   SubprocessSpec spec;
   spec.argv = {"/bin/echo", "a b", "$HOME", "; rm -rf /"};

@@ -2,12 +2,12 @@
 """Times what a user would pick instead of a candidate attention_fwd kernel.
 
 Run by kseek-worker on the GPU node (PyTorch is what users would use, so this
-one piece is Python). Reads a JSON request on stdin:
+one piece is Python) as `attention_fwd_baseline.py --request FILE`, FILE being:
 
   {"backend": "cudnn" | "fa2" | "fa3" | "fa4",
    "max_seconds": 2.0,
    "scenarios": [{"id": "perf-...", "b": 8, "s_q": 2048, "s_k": 2048, "h": 16,
-                  "h_kv": 16, "d": 128, "dtype": "bf16", "causal": true}, ...]}
+                  "h_kv": 16, "d": 128, "dtype": "bf16", "causal": 1, "scale": 0.088}, ...]}
 
 and prints one JSON document on stdout:
 
@@ -37,7 +37,11 @@ def log(msg):
 
 
 def main():
-    request = json.load(sys.stdin)
+    import argparse
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--request", required=True, help="JSON request file (see the module docstring)")
+    with open(parser.parse_args().request) as f:
+        request = json.load(f)
     import torch
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -94,16 +98,17 @@ def main():
         res = {"id": sc["id"], "ok": False, "error": ""}
         try:
             dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[sc["dtype"]]
-            b, s_q, s_k, h, h_kv, d = (sc[x] for x in ("b", "s_q", "s_k", "h", "h_kv", "d"))
+            b, s_q, s_k, h, h_kv, d = (int(sc[x]) for x in ("b", "s_q", "s_k", "h", "h_kv", "d"))
+            causal = bool(sc["causal"])
             gen = torch.Generator(device=dev).manual_seed(1234 + i)
 
             def make(s, heads, layout):
                 shape = (b, heads, s, d) if layout == "bhsd" else (b, s, heads, d)
                 return torch.randn(shape, generator=gen, device=dev, dtype=dtype)
 
-            _, layout = call_factory(None, None, None, sc["causal"], s_q, s_k, h, h_kv)
+            _, layout = call_factory(None, None, None, causal, s_q, s_k, h, h_kv)
             q, k, v = make(s_q, h, layout), make(s_k, h_kv, layout), make(s_k, h_kv, layout)
-            run, _ = call_factory(q, k, v, sc["causal"], s_q, s_k, h, h_kv)
+            run, _ = call_factory(q, k, v, causal, s_q, s_k, h, h_kv)
             for _ in range(3):
                 run()
             torch.cuda.synchronize()

@@ -1,0 +1,178 @@
+#include "client/run_report.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "client/report_format.h"
+#include "client/text_table.h"
+
+namespace kseek {
+namespace {
+
+using kernelseek::v1::Job;
+using kernelseek::v1::RunResult;
+using kernelseek::v1::ScenarioResult;
+
+bool IsBench(const Job& job) { return job.spec().kind() == kernelseek::v1::JOB_KIND_BENCH; }
+
+// A .so build the worker reported as failed; a result without a compile
+// message (an older worker) is judged by its scenarios alone.
+bool BuildFailed(const RunResult& run) { return run.has_compile() && !run.compile().success(); }
+
+bool WasTimed(const ScenarioResult& s) { return s.median_ms() > 0; }
+
+// "3.1e-03 ≤ 7.8e-03" for a pass, "3.1e-01 > 7.8e-03" for a fail; "-" when
+// the scenario failed before any output was compared (both are zero then).
+std::string ErrorAgainstBar(const ScenarioResult& s) {
+  if (s.max_abs_error() == 0 && s.error_bar() == 0 && !s.passed()) return "-";
+  bool within = s.max_abs_error() <= s.error_bar();
+  return absl::StrFormat("%.1e %s %.1e", s.max_abs_error(), within ? "≤" : ">", s.error_bar());
+}
+
+std::string Note(const ScenarioResult& s) {
+  std::vector<std::string> parts;
+  if (!s.passed()) parts.push_back(s.reason().empty() ? "no reason given" : s.reason());
+  if (!s.baseline_error().empty()) parts.push_back(absl::StrCat("baseline: ", s.baseline_error()));
+  return absl::StrJoin(parts, "; ");
+}
+
+std::string ScenarioTable(const RunResult& run, bool bench) {
+  std::vector<std::string> header = {"SCENARIO", "RESULT", "MAX ERR vs BAR", "REL L2"};
+  if (bench) {
+    for (const char* h : {"MS (MEDIAN)", "TFLOP/S", "BASELINE TFLOP/S", "SPEEDUP"}) {
+      header.push_back(h);
+    }
+  }
+  header.push_back("NOTE");
+  std::vector<Align> align(header.size(), Align::kRight);
+  align[0] = align[1] = align[2] = align.back() = Align::kLeft;
+
+  std::vector<std::vector<std::string>> rows;
+  for (const ScenarioResult& s : run.scenarios()) {
+    bool compared = s.passed() || s.max_abs_error() != 0 || s.error_bar() != 0;
+    std::vector<std::string> row = {s.id(), s.passed() ? "PASS" : "FAIL", ErrorAgainstBar(s),
+                                    compared ? absl::StrFormat("%.1e", s.rel_l2_error()) : "-"};
+    if (bench) {
+      row.push_back(WasTimed(s) ? absl::StrFormat("%.3f", s.median_ms()) : "-");
+      row.push_back(WasTimed(s) ? absl::StrFormat("%.1f", s.tflops()) : "-");
+      row.push_back(s.baseline_tflops() > 0 ? absl::StrFormat("%.1f", s.baseline_tflops()) : "-");
+      row.push_back(s.speedup() > 0 ? absl::StrFormat("%.2fx", s.speedup()) : "-");
+    }
+    row.push_back(Note(s));
+    rows.push_back(std::move(row));
+  }
+  return FormatTable(header, align, rows);
+}
+
+std::string Summary(const Job& job) {
+  const RunResult& run = job.result().run();
+  std::string out = absl::StrCat("passed ", run.passed(), "/", run.passed() + run.failed());
+  if (!run.gpu().empty()) absl::StrAppend(&out, " on ", run.gpu());
+  if (!run.driver().empty()) absl::StrAppend(&out, ", driver ", run.driver());
+  absl::StrAppend(&out, "\n");
+
+  if (IsBench(job)) {
+    const std::string& baseline =
+        run.baseline().empty() ? job.spec().run().baseline() : run.baseline();
+    absl::StrAppend(&out, "baseline: ", baseline.empty() ? "-" : baseline, "\n");
+    auto count = [&](auto pred) {
+      return std::count_if(run.scenarios().begin(), run.scenarios().end(), pred);
+    };
+    int64_t timed = count([](const ScenarioResult& s) { return s.tflops() > 0; });
+    int64_t compared = count([](const ScenarioResult& s) { return s.speedup() > 0; });
+    std::string tflops =
+        run.geomean_tflops() > 0
+            ? absl::StrFormat("%.1f TFLOP/s over %d scenario(s)", run.geomean_tflops(), timed)
+            : "- TFLOP/s (no scenario was timed)";
+    std::string speedup = run.geomean_speedup() > 0
+                              ? absl::StrFormat("speedup %.2fx over %d scenario(s) with a baseline",
+                                                run.geomean_speedup(), compared)
+                              : "speedup - (no scenario has a baseline timing)";
+    absl::StrAppend(&out, "geometric mean: ", tflops, "; ", speedup, "\n");
+    int64_t untimed = count([](const ScenarioResult& s) { return s.passed() && !WasTimed(s); });
+    if (untimed > 0) {
+      absl::StrAppend(&out, untimed, " scenario(s) passed but were not timed\n");
+    }
+  }
+  if (run.scenarios_size() == 0 && run.runner_error().empty()) {
+    absl::StrAppend(&out, "no scenario ran\n");
+  }
+  if (!run.runner_error().empty()) {
+    absl::StrAppend(&out, "runner error: ", run.runner_error(), "\n");
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string FormatProgressBar(int done, int total, int width) {
+  if (total <= 0) return "";
+  done = std::clamp(done, 0, total);
+  width = std::max(width, 1);
+  int filled = static_cast<int>(static_cast<int64_t>(done) * width / total);
+  return absl::StrCat("[", std::string(filled, '#'), std::string(width - filled, '.'), "] ", done,
+                      "/", total);
+}
+
+std::string FormatRunProgress(const Job& job) {
+  constexpr int kBarWidth = 24;
+  if (job.state() != kernelseek::v1::JOB_STATE_LEASED || job.progress().total() <= 0) {
+    return FormatProgress(job);
+  }
+  return absl::StrCat(FormatProgressBar(job.progress().done(), job.progress().total(), kBarWidth),
+                      "  ", FormatProgress(job));
+}
+
+std::string FormatRunOptions(kernelseek::v1::JobKind kind,
+                             const kernelseek::v1::RunOptions& options) {
+  std::string out = absl::StrCat(
+      JobKindLabel(kind), " ", options.problem().empty() ? "(no problem)" : options.problem(),
+      ", scenarios ", options.scenarios().empty() ? "(default)" : options.scenarios());
+  if (kind == kernelseek::v1::JOB_KIND_BENCH) {
+    absl::StrAppend(&out, ", baseline ",
+                    options.baseline().empty() ? "(default)" : options.baseline());
+    if (options.max_seconds_per_scenario() > 0) {
+      absl::StrAppend(&out, ", at most ", options.max_seconds_per_scenario(), " s per scenario");
+    }
+  }
+  return out;
+}
+
+std::string FormatRunReport(const Job& job) {
+  std::string run_line = FormatRunOptions(job.spec().kind(), job.spec().run());
+  if (!job.result().has_run()) {
+    return absl::StrCat(run_line, ": job ", job.id(), " has no run result (",
+                        JobStateLabel(job.state()), ")\n");
+  }
+  const RunResult& run = job.result().run();
+  std::string out = absl::StrCat(run_line, "\n");
+  if (run.has_compile()) {
+    absl::StrAppend(&out, FormatCompileResult(job.spec(), job.worker(), run.compile(),
+                                              CompileReportDetail::kOutcomeAndDiagnostics));
+  }
+  if (BuildFailed(run)) return out;
+  absl::StrAppend(&out, "\n");
+  if (run.scenarios_size() > 0) absl::StrAppend(&out, ScenarioTable(run, IsBench(job)), "\n");
+  absl::StrAppend(&out, Summary(job));
+  return out;
+}
+
+ExitCode RunExitCode(const Job& job) {
+  if (!job.result().has_run()) return kExitJobFailed;
+  const RunResult& run = job.result().run();
+  if (BuildFailed(run)) return kExitDidNotCompile;
+  bool any_failed =
+      run.failed() > 0 || std::any_of(run.scenarios().begin(), run.scenarios().end(),
+                                      [](const ScenarioResult& s) { return !s.passed(); });
+  if (any_failed) return kExitScenarioFailed;
+  if (!run.runner_error().empty() || run.scenarios_size() == 0) return kExitJobFailed;
+  if (IsBench(job) && !std::all_of(run.scenarios().begin(), run.scenarios().end(), WasTimed)) {
+    return kExitJobFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace kseek

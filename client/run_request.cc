@@ -1,0 +1,95 @@
+#include "client/run_request.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+
+namespace kseek {
+namespace {
+
+// Longest time cap accepted: a scenario that needs more than an hour of
+// timing is a typo (seconds meant as milliseconds), not a plan.
+constexpr double kMaxSecondsPerScenario = 3600;
+
+// Problem names, set names and scenario ids share the scenario id alphabet
+// of proto/problem.proto: letters, digits, '-', '_', '.'.
+bool IsName(absl::string_view name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  });
+}
+
+absl::Status CheckScenarios(const std::string& scenarios) {
+  if (scenarios.empty()) {
+    return absl::InvalidArgumentError("--scenarios is empty; give all, a set name or ID,ID,...");
+  }
+  for (absl::string_view item : absl::StrSplit(scenarios, ',')) {
+    if (!IsName(item)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--scenarios \"", scenarios, "\" has ",
+                       item.empty() ? "an empty item" : absl::StrCat("\"", item, "\""),
+                       "; give all, a set name or ID,ID,... (letters, digits, '-', '_', '.')"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckBenchOptions(const RunRequest& request) {
+  if (std::find(std::begin(kBaselineNames), std::end(kBaselineNames), request.baseline) ==
+      std::end(kBaselineNames)) {
+    return absl::InvalidArgumentError(absl::StrCat("--baseline \"", request.baseline,
+                                                   "\" is not one of ",
+                                                   absl::StrJoin(kBaselineNames, ", ")));
+  }
+  double seconds = request.max_seconds_per_scenario;
+  if (!std::isfinite(seconds) || seconds < 0 || seconds > kMaxSecondsPerScenario) {
+    return absl::InvalidArgumentError(absl::StrCat("--max-seconds wants 0..",
+                                                   kMaxSecondsPerScenario,
+                                                   " (0: the worker's default), got ", seconds));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<kernelseek::v1::JobSpec> MakeRunSpec(const RunRequest& request) {
+  bool bench = request.kind == kernelseek::v1::JOB_KIND_BENCH;
+  if (!bench && request.kind != kernelseek::v1::JOB_KIND_VERIFY) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a run needs job kind verify or bench, got ", static_cast<int>(request.kind)));
+  }
+  if (request.problem.empty()) {
+    return absl::InvalidArgumentError("--problem is required, e.g. --problem attention_fwd");
+  }
+  if (!IsName(request.problem)) {
+    return absl::InvalidArgumentError(absl::StrCat("--problem \"", request.problem,
+                                                   "\" is not a problem name like attention_fwd"));
+  }
+  if (absl::Status s = CheckScenarios(request.scenarios); !s.ok()) return s;
+  if (bench) {
+    if (absl::Status s = CheckBenchOptions(request); !s.ok()) return s;
+  } else if (!request.baseline.empty() || request.max_seconds_per_scenario != 0) {
+    return absl::InvalidArgumentError("a baseline and a time cap apply to bench only, not verify");
+  }
+
+  absl::StatusOr<kernelseek::v1::JobSpec> spec = MakeCompileSpec(request.compile);
+  if (!spec.ok()) return spec.status();
+  spec->set_kind(request.kind);
+  kernelseek::v1::RunOptions* run = spec->mutable_run();
+  run->set_problem(request.problem);
+  run->set_scenarios(request.scenarios);
+  if (bench) {
+    run->set_baseline(request.baseline);
+    run->set_max_seconds_per_scenario(request.max_seconds_per_scenario);
+  }
+  return spec;
+}
+
+}  // namespace kseek

@@ -1,0 +1,37 @@
+// Turns what a user typed for `kseek verify` and `kseek bench` into the
+// JobSpec to submit.
+//
+// Checks the run options before any network call (problem and scenario id
+// spelling, the baseline name, the time cap) and then the compile options and
+// file as MakeCompileSpec does, so a typo is a usage error naming the bad
+// value. The server still resolves the problem and scenario names itself.
+#ifndef KERNELSEEK_CLIENT_RUN_REQUEST_H_
+#define KERNELSEEK_CLIENT_RUN_REQUEST_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "client/compile_request.h"
+#include "proto/kernelseek.pb.h"
+
+namespace kseek {
+
+// Baselines `kseek bench --baseline` accepts, as the worker names them.
+inline constexpr const char* kBaselineNames[] = {"cudnn", "fa2", "fa3", "fa4", "none"};
+
+struct RunRequest {
+  kernelseek::v1::JobKind kind = kernelseek::v1::JOB_KIND_VERIFY;  // VERIFY or BENCH
+  CompileRequest compile;
+  std::string problem;                  // e.g. "attention_fwd"
+  std::string scenarios;                // "all", a set name, or ID,ID,...
+  std::string baseline;                 // bench only; one of kBaselineNames
+  double max_seconds_per_scenario = 0;  // bench only; 0: the worker's default
+};
+
+// INVALID_ARGUMENT for a bad option, naming the flag and value; NOT_FOUND or
+// PERMISSION_DENIED for an unreadable file (from MakeCompileSpec).
+absl::StatusOr<kernelseek::v1::JobSpec> MakeRunSpec(const RunRequest& request);
+
+}  // namespace kseek
+
+#endif  // KERNELSEEK_CLIENT_RUN_REQUEST_H_

@@ -1,0 +1,290 @@
+#include "client/run_report.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "client/report_format.h"
+
+namespace kseek {
+namespace {
+
+using kernelseek::v1::Diagnostic;
+using kernelseek::v1::Job;
+using kernelseek::v1::RunResult;
+using kernelseek::v1::ScenarioResult;
+
+// A finished job of `kind` for naive.cu on attention_fwd whose .so built.
+Job RunJob(kernelseek::v1::JobKind kind) {
+  Job job;
+  job.set_id("42");
+  job.set_state(kernelseek::v1::JOB_STATE_SUCCEEDED);
+  job.set_worker("gpu-1");
+  job.set_attempts(1);
+  job.mutable_spec()->set_kind(kind);
+  job.mutable_spec()->set_source_name("naive.cu");
+  job.mutable_spec()->mutable_compile()->set_arch("sm_90a");
+  auto* run = job.mutable_spec()->mutable_run();
+  run->set_problem("attention_fwd");
+  if (kind == kernelseek::v1::JOB_KIND_BENCH) {
+    run->set_scenarios("perf");
+    run->set_baseline("cudnn");
+  } else {
+    run->set_scenarios("all");
+  }
+  RunResult* result = job.mutable_result()->mutable_run();
+  result->mutable_compile()->set_success(true);
+  result->mutable_compile()->set_seconds(2.5);
+  result->set_gpu("NVIDIA H200");
+  result->set_driver("580.65");
+  return job;
+}
+
+ScenarioResult* AddPassed(RunResult* run, const std::string& id, double error, double bar) {
+  ScenarioResult* s = run->add_scenarios();
+  s->set_id(id);
+  s->set_passed(true);
+  s->set_max_abs_error(error);
+  s->set_error_bar(bar);
+  s->set_rel_l2_error(1.2e-3);
+  run->set_passed(run->passed() + 1);
+  return s;
+}
+
+void SetTiming(ScenarioResult* s, double ms, double tflops, double baseline_tflops) {
+  s->set_median_ms(ms);
+  s->set_min_ms(ms * 0.99);
+  s->set_max_ms(ms * 1.01);
+  s->set_repetitions(100);
+  s->set_tflops(tflops);
+  if (baseline_tflops > 0) {
+    s->set_baseline_tflops(baseline_tflops);
+    s->set_baseline_median_ms(ms * tflops / baseline_tflops);
+    s->set_speedup(tflops / baseline_tflops);
+  }
+}
+
+// Bench on three perf scenarios: one faster than cuDNN, one where cuDNN
+// could not run, one that failed verification and so was never timed.
+Job BenchJob() {
+  Job job = RunJob(kernelseek::v1::JOB_KIND_BENCH);
+  RunResult* run = job.mutable_result()->mutable_run();
+  run->set_baseline("cudnn torch 2.11.0 cudnn 91900");
+  SetTiming(AddPassed(run, "perf-bf16-d64-full-s512", 3.1e-3, 7.8e-3), 0.8125, 338.6, 402.1);
+  ScenarioResult* no_baseline = AddPassed(run, "perf-bf16-d256-full-s16384", 2.0e-3, 3.9e-3);
+  SetTiming(no_baseline, 12.5, 410.2, 0);
+  no_baseline->set_baseline_error("cuDNN: no kernel for head dim 256");
+  ScenarioResult* failed = run->add_scenarios();
+  failed->set_id("perf-fp16-d128-causal-s2048");
+  failed->set_passed(false);
+  failed->set_reason("max error 0.31 > bar 0.0078 in o");
+  failed->set_max_abs_error(0.31);
+  failed->set_error_bar(7.8e-3);
+  failed->set_rel_l2_error(0.25);
+  run->set_failed(1);
+  run->set_geomean_tflops(372.7);
+  run->set_geomean_speedup(0.842);
+  return job;
+}
+
+std::string LineStartingWith(const std::string& text, const std::string& prefix) {
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (absl::StartsWith(line, prefix)) return std::string(line);
+  }
+  return "";
+}
+
+TEST_CASE("bench report: a row per scenario in server order, failures and baseline errors") {
+  std::string report = FormatRunReport(BenchJob());
+  INFO(report);
+  CHECK(absl::StartsWith(report,
+                         "bench attention_fwd, scenarios perf, baseline cudnn\n"
+                         "naive.cu (sm_90a): compiled in 2.50 s on gpu-1\n\n"));
+  CHECK(absl::StrContains(
+      report,
+      "SCENARIO                     RESULT  MAX ERR vs BAR      REL L2  MS (MEDIAN)  TFLOP/S  "
+      "BASELINE TFLOP/S  SPEEDUP  NOTE\n"
+      "perf-bf16-d64-full-s512      PASS    3.1e-03 ≤ 7.8e-03  1.2e-03        0.812    338.6"
+      "             402.1    0.84x\n"
+      "perf-bf16-d256-full-s16384   PASS    2.0e-03 ≤ 3.9e-03  1.2e-03       12.500    410.2"
+      "                 -        -  baseline: cuDNN: no kernel for head dim 256\n"
+      "perf-fp16-d128-causal-s2048  FAIL    3.1e-01 > 7.8e-03  2.5e-01            -        -"
+      "                 -        -  max error 0.31 > bar 0.0078 in o\n"));
+}
+
+TEST_CASE("bench summary gives passed X/Y, GPU, baseline and the geometric means") {
+  std::string report = FormatRunReport(BenchJob());
+  INFO(report);
+  CHECK(absl::EndsWith(report,
+                       "\npassed 2/3 on NVIDIA H200, driver 580.65\n"
+                       "baseline: cudnn torch 2.11.0 cudnn 91900\n"
+                       "geometric mean: 372.7 TFLOP/s over 2 scenario(s); speedup 0.84x over 1 "
+                       "scenario(s) with a baseline\n"));
+  CHECK_FALSE(absl::StrContains(report, "runner error"));
+}
+
+TEST_CASE("bench without any baseline timing says so instead of a 0x speedup") {
+  Job job = BenchJob();
+  RunResult* run = job.mutable_result()->mutable_run();
+  run->set_geomean_speedup(0);
+  for (ScenarioResult& s : *run->mutable_scenarios()) {
+    s.set_speedup(0);
+    s.set_baseline_tflops(0);
+  }
+  CHECK(LineStartingWith(FormatRunReport(job), "geometric mean:") ==
+        "geometric mean: 372.7 TFLOP/s over 2 scenario(s); speedup - (no scenario has a "
+        "baseline timing)");
+}
+
+TEST_CASE("exit codes of a finished bench follow its worst scenario") {
+  Job job = BenchJob();
+  CHECK(RunExitCode(job) == kExitScenarioFailed);
+
+  // Drop the failed row: every scenario passed and was timed.
+  RunResult* run = job.mutable_result()->mutable_run();
+  run->mutable_scenarios()->RemoveLast();
+  run->set_failed(0);
+  CHECK(RunExitCode(job) == kExitOk);
+
+  SECTION("a baseline error alone does not fail the kernel") {
+    CHECK(!run->scenarios(1).baseline_error().empty());
+    CHECK(RunExitCode(job) == kExitOk);
+  }
+  SECTION("a passing scenario without a timing leaves the result incomplete") {
+    run->mutable_scenarios(0)->set_median_ms(0);
+    CHECK(RunExitCode(job) == kExitJobFailed);
+    CHECK(absl::StrContains(FormatRunReport(job), "\n1 scenario(s) passed but were not timed\n"));
+  }
+  SECTION("a runner that stopped early is exit 4 and its error is in the summary") {
+    run->set_runner_error("runner timed out after 600 s in scenario perf-bf16-d64-causal-s1024");
+    CHECK(RunExitCode(job) == kExitJobFailed);
+    CHECK(absl::EndsWith(FormatRunReport(job),
+                         "\nrunner error: runner timed out after 600 s in scenario "
+                         "perf-bf16-d64-causal-s1024\n"));
+  }
+  SECTION("a failed scenario outranks a runner error") {
+    run->set_runner_error("illegal memory access");
+    run->mutable_scenarios(0)->set_passed(false);
+    CHECK(RunExitCode(job) == kExitScenarioFailed);
+  }
+  SECTION("a run with no scenario at all is not a pass") {
+    run->clear_scenarios();
+    run->set_passed(0);
+    CHECK(RunExitCode(job) == kExitJobFailed);
+    CHECK(absl::EndsWith(FormatRunReport(job), "\nno scenario ran\n"));
+  }
+}
+
+TEST_CASE("verify report has no timing columns and counts passes") {
+  Job job = RunJob(kernelseek::v1::JOB_KIND_VERIFY);
+  RunResult* run = job.mutable_result()->mutable_run();
+  AddPassed(run, "corr-bf16-d64-sq113-sk203", 1.5e-3, 3.9e-3);
+  ScenarioResult* nan = run->add_scenarios();
+  nan->set_id("corr-fp16-d96-decode");
+  nan->set_reason("NaN in lse at [0, 3, 0]");
+  run->set_failed(1);
+
+  std::string report = FormatRunReport(job);
+  INFO(report);
+  CHECK(report ==
+        "verify attention_fwd, scenarios all\n"
+        "naive.cu (sm_90a): compiled in 2.50 s on gpu-1\n"
+        "\n"
+        "SCENARIO                   RESULT  MAX ERR vs BAR      REL L2  NOTE\n"
+        "corr-bf16-d64-sq113-sk203  PASS    1.5e-03 ≤ 3.9e-03  1.2e-03\n"
+        "corr-fp16-d96-decode       FAIL    -                        -  NaN in lse at [0, 3, 0]\n"
+        "\n"
+        "passed 1/2 on NVIDIA H200, driver 580.65\n");
+  CHECK(RunExitCode(job) == kExitScenarioFailed);
+  run->mutable_scenarios()->RemoveLast();
+  run->set_failed(0);
+  CHECK(RunExitCode(job) == kExitOk);
+}
+
+TEST_CASE("a kernel that did not build shows its diagnostics and no scenario table") {
+  Job job = BenchJob();
+  RunResult* run = job.mutable_result()->mutable_run();
+  run->clear_scenarios();
+  run->set_passed(0);
+  run->set_failed(0);
+  run->mutable_compile()->set_success(false);
+  Diagnostic* d = run->mutable_compile()->add_diagnostics();
+  d->set_file("naive.cu");
+  d->set_line(12);
+  d->set_severity(Diagnostic::SEVERITY_ERROR);
+  d->set_message("identifier \"attention_fwd_args\" is undefined");
+
+  std::string report = FormatRunReport(job);
+  CHECK(report ==
+        "bench attention_fwd, scenarios perf, baseline cudnn\n"
+        "naive.cu (sm_90a): did not compile (2.50 s on gpu-1)\n"
+        "\n"
+        "diagnostics:\n"
+        "naive.cu:12: error: identifier \"attention_fwd_args\" is undefined\n");
+  CHECK(RunExitCode(job) == kExitDidNotCompile);
+}
+
+TEST_CASE("a compiled kernel's warnings appear in the run report, its SASS tables do not") {
+  Job job = BenchJob();
+  auto* compile = job.mutable_result()->mutable_run()->mutable_compile();
+  Diagnostic* d = compile->add_diagnostics();
+  d->set_file("naive.cu");
+  d->set_line(30);
+  d->set_severity(Diagnostic::SEVERITY_WARNING);
+  d->set_message("variable \"m\" was set but never used");
+  compile->add_resources()->set_function("attention_fwd_kernel");
+  std::string report = FormatRunReport(job);
+  CHECK(absl::StrContains(report,
+                          "\ndiagnostics:\nnaive.cu:30: warning: variable \"m\" was set but never "
+                          "used\n\nSCENARIO"));
+  CHECK_FALSE(absl::StrContains(report, "REGS"));
+}
+
+TEST_CASE("a job without a run result says so") {
+  Job job = RunJob(kernelseek::v1::JOB_KIND_VERIFY);
+  job.clear_result();
+  job.set_state(kernelseek::v1::JOB_STATE_FAILED);
+  CHECK(FormatRunReport(job) ==
+        "verify attention_fwd, scenarios all: job 42 has no run result (failed)\n");
+  CHECK(RunExitCode(job) == kExitJobFailed);
+}
+
+TEST_CASE("progress bar fills in proportion and clamps") {
+  CHECK(FormatProgressBar(0, 72, 12) == "[............] 0/72");
+  CHECK(FormatProgressBar(36, 72, 12) == "[######......] 36/72");
+  CHECK(FormatProgressBar(72, 72, 12) == "[############] 72/72");
+  CHECK(FormatProgressBar(80, 72, 12) == "[############] 72/72");
+  CHECK(FormatProgressBar(1, 182, 12) == "[............] 1/182");
+  CHECK(FormatProgressBar(3, 0, 12).empty());
+}
+
+TEST_CASE("run progress shows the bar once the worker reports one, then the stage") {
+  Job job = RunJob(kernelseek::v1::JOB_KIND_BENCH);
+  job.clear_result();
+  job.set_attempts(0);
+  job.set_state(kernelseek::v1::JOB_STATE_QUEUED);
+  CHECK(FormatRunProgress(job) == "queued");
+  job.set_state(kernelseek::v1::JOB_STATE_LEASED);
+  job.set_stage("compiling");
+  CHECK(FormatRunProgress(job) == "compiling on gpu-1");
+  job.set_stage("benchmarking");
+  job.mutable_progress()->set_done(18);
+  job.mutable_progress()->set_total(72);
+  CHECK(FormatRunProgress(job) == "[######..................] 18/72  benchmarking on gpu-1");
+  job.set_state(kernelseek::v1::JOB_STATE_SUCCEEDED);
+  CHECK(FormatRunProgress(job) == "finished");
+}
+
+TEST_CASE("job details of a bench job show its run options and end with its report") {
+  std::string details = FormatJobDetails(BenchJob(), absl::FromUnixSeconds(1'800'000'000));
+  CHECK(LineStartingWith(details, "kind") == "kind      bench");
+  CHECK(LineStartingWith(details, "run") ==
+        "run       bench attention_fwd, scenarios perf, baseline cudnn");
+  CHECK(absl::StrContains(details, "\n\nbench attention_fwd, scenarios perf, baseline cudnn\n"));
+  CHECK(absl::StrContains(details, "\npassed 2/3 on NVIDIA H200, driver 580.65\n"));
+}
+
+}  // namespace
+}  // namespace kseek

@@ -1,0 +1,94 @@
+#include "client/run_request.h"
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <string>
+
+#include "tests/testing/temp_dir.h"
+
+namespace kseek {
+namespace {
+
+RunRequest Bench(const std::string& path) {
+  RunRequest request;
+  request.kind = kernelseek::v1::JOB_KIND_BENCH;
+  request.compile.path = path;
+  request.compile.arch = "sm_90a";
+  request.problem = "attention_fwd";
+  request.scenarios = "perf";
+  request.baseline = "cudnn";
+  return request;
+}
+
+TEST_CASE("a bench request becomes a BENCH spec with its run and compile options") {
+  testing::TempDir dir;
+  std::ofstream(dir.File("naive.cu")) << "extern \"C\" int attention_fwd();\n";
+  RunRequest request = Bench(dir.File("naive.cu"));
+  request.compile.line_info = true;
+  request.max_seconds_per_scenario = 2.5;
+  absl::StatusOr<kernelseek::v1::JobSpec> spec = MakeRunSpec(request);
+  REQUIRE(spec.ok());
+  CHECK(spec->kind() == kernelseek::v1::JOB_KIND_BENCH);
+  CHECK(spec->source_name() == "naive.cu");
+  CHECK(spec->compile().arch() == "sm_90a");
+  CHECK(spec->compile().line_info());
+  CHECK(spec->run().problem() == "attention_fwd");
+  CHECK(spec->run().scenarios() == "perf");
+  CHECK(spec->run().baseline() == "cudnn");
+  CHECK(spec->run().max_seconds_per_scenario() == 2.5);
+}
+
+TEST_CASE("a verify request carries no baseline") {
+  testing::TempDir dir;
+  std::ofstream(dir.File("k.cu")) << "\n";
+  RunRequest request = Bench(dir.File("k.cu"));
+  request.kind = kernelseek::v1::JOB_KIND_VERIFY;
+  request.baseline.clear();
+  request.scenarios = "perf-bf16-d64-full-s512,corr-fp16-d96-decode";
+  absl::StatusOr<kernelseek::v1::JobSpec> spec = MakeRunSpec(request);
+  REQUIRE(spec.ok());
+  CHECK(spec->kind() == kernelseek::v1::JOB_KIND_VERIFY);
+  CHECK(spec->run().scenarios() == "perf-bf16-d64-full-s512,corr-fp16-d96-decode");
+  CHECK(spec->run().baseline().empty());
+}
+
+TEST_CASE("bad run options are usage errors naming the value, checked before the file") {
+  // The file does not exist: each option error must come first.
+  RunRequest request = Bench("/nonexistent/k.cu");
+  auto message = [](const RunRequest& r) {
+    absl::StatusOr<kernelseek::v1::JobSpec> spec = MakeRunSpec(r);
+    REQUIRE_FALSE(spec.ok());
+    CHECK(spec.status().code() == absl::StatusCode::kInvalidArgument);
+    return std::string(spec.status().message());
+  };
+  SECTION("no problem") {
+    request.problem.clear();
+    CHECK(message(request) == "--problem is required, e.g. --problem attention_fwd");
+  }
+  SECTION("problem with a slash") {
+    request.problem = "../etc";
+    CHECK(message(request) == "--problem \"../etc\" is not a problem name like attention_fwd");
+  }
+  SECTION("empty scenario item") {
+    request.scenarios = "a,,b";
+    CHECK(message(request) ==
+          "--scenarios \"a,,b\" has an empty item; give all, a set name or ID,ID,... (letters, "
+          "digits, '-', '_', '.')");
+  }
+  SECTION("unknown baseline") {
+    request.baseline = "fa9";
+    CHECK(message(request) == "--baseline \"fa9\" is not one of cudnn, fa2, fa3, fa4, none");
+  }
+  SECTION("negative time cap") {
+    request.max_seconds_per_scenario = -1;
+    CHECK(message(request) == "--max-seconds wants 0..3600 (0: the worker's default), got -1");
+  }
+}
+
+TEST_CASE("a good run request for a missing file fails as the compile request does") {
+  absl::StatusOr<kernelseek::v1::JobSpec> spec = MakeRunSpec(Bench("/nonexistent/k.cu"));
+  CHECK(spec.status().code() == absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace kseek

@@ -1,0 +1,265 @@
+#include "worker/run_executor.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "common/subprocess.h"
+#include "worker/runner/problem.h"
+
+namespace kseek {
+namespace {
+
+using kernelseek::v1::RunResult;
+using kernelseek::v1::ScenarioResult;
+using nlohmann::json;
+
+// A private directory removed with this object.
+class WorkDir {
+ public:
+  static absl::StatusOr<WorkDir> Create(const std::string& parent) {
+    std::string pattern = absl::StrCat(parent, "/kseek-run-XXXXXX");
+    if (mkdtemp(pattern.data()) == nullptr) {
+      return absl::FailedPreconditionError(absl::StrCat("cannot make a temp dir under ", parent));
+    }
+    return WorkDir(pattern);
+  }
+  WorkDir(WorkDir&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
+  ~WorkDir() {
+    std::error_code ignored;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  explicit WorkDir(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
+
+double JsonNumber(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : 0;
+}
+
+// One scenario of the runner's report, as the wire's ScenarioResult. The
+// worst output (largest error against its bar) over both input sets is shown.
+ScenarioResult FromRunnerScenario(const json& s) {
+  ScenarioResult r;
+  r.set_id(s.value("id", ""));
+  r.set_passed(s.value("pass", false));
+  r.set_reason(s.value("reason", ""));
+  double worst_ratio = -1;
+  for (const json& set : s.value("input_sets", json::array())) {
+    for (const json& out : set.value("outputs", json::array())) {
+      double err = JsonNumber(out, "max_abs_err");
+      double bar = JsonNumber(out, "bar");
+      double ratio = bar > 0 ? err / bar : err;
+      if (!out["max_abs_err"].is_number()) ratio = INFINITY;
+      if (ratio > worst_ratio) {
+        worst_ratio = ratio;
+        r.set_max_abs_error(err);
+        r.set_error_bar(bar);
+      }
+      r.set_rel_l2_error(std::max(r.rel_l2_error(), JsonNumber(out, "rel_l2")));
+    }
+  }
+  if (auto t = s.find("timing"); t != s.end() && t->is_object()) {
+    r.set_median_ms(JsonNumber(*t, "median_ms"));
+    r.set_min_ms(JsonNumber(*t, "min_ms"));
+    r.set_max_ms(JsonNumber(*t, "max_ms"));
+    r.set_repetitions(static_cast<int32_t>(JsonNumber(*t, "reps")));
+    r.set_tflops(JsonNumber(s, "tflops"));
+  }
+  if (auto c = s.find("sm_clock_before"); c != s.end()) r.set_sm_clock_mhz_before(JsonNumber(*c, "sm_mhz"));
+  if (auto c = s.find("sm_clock_after"); c != s.end()) r.set_sm_clock_mhz_after(JsonNumber(*c, "sm_mhz"));
+  return r;
+}
+
+std::string Tail(const std::string& text, size_t n) { return text.size() <= n ? text : text.substr(text.size() - n); }
+
+}  // namespace
+
+RunExecutor::RunExecutor(const Compiler* compiler, RunExecutorConfig config)
+    : compiler_(compiler), config_(std::move(config)) {}
+
+absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, const StageReporter& report) const {
+  const bool bench = spec.kind() == kernelseek::v1::JOB_KIND_BENCH;
+  const kernelseek::v1::RunOptions& options = spec.run();
+  const std::string manifest_path = absl::StrCat(config_.scenarios_dir, "/", options.problem(), "/problem.textproto");
+  absl::StatusOr<runner::Problem> problem = runner::Problem::Load(manifest_path);
+  if (!problem.ok()) return problem.status();
+  auto selected = problem->Select(options.scenarios());
+  if (!selected.ok()) return selected.status();
+  if (access(config_.runner_path.c_str(), X_OK) != 0) {
+    return absl::FailedPreconditionError(absl::StrCat("kseek-runner not found at ", config_.runner_path));
+  }
+
+  absl::StatusOr<WorkDir> work = WorkDir::Create(config_.temp_dir);
+  if (!work.ok()) return work.status();
+  const std::string so_path = absl::StrCat(work->path(), "/kernel.so");
+  kernelseek::v1::Progress progress;
+  progress.set_total(static_cast<int32_t>(selected->size()));
+  report(absl::StrCat("building ", spec.source_name(), " for ", spec.compile().arch()), progress);
+
+  RunResult result;
+  absl::StatusOr<kernelseek::v1::CompileResult> compiled = compiler_->BuildSharedObject(spec, so_path);
+  if (!compiled.ok()) return compiled.status();
+  *result.mutable_compile() = *std::move(compiled);
+  if (!result.compile().success()) return result;
+
+  // Chunks of scenario ids: one runner process each (bench), or one in all.
+  std::vector<std::vector<const kernelseek::v1::ScenarioSpec*>> chunks;
+  const size_t chunk = bench ? std::max(1, config_.bench_chunk) : selected->size();
+  for (size_t i = 0; i < selected->size(); i += chunk) {
+    chunks.emplace_back(selected->begin() + i, selected->begin() + std::min(selected->size(), i + chunk));
+  }
+  const std::string baseline_script =
+      absl::StrCat(config_.baselines_dir, "/", options.problem(), "_baseline.py");
+  const bool with_baseline = bench && options.baseline() != "none";
+  std::map<std::string, double> flops;
+  for (const auto* s : *selected) flops[s->id()] = problem->Flops(*s).value_or(0);
+
+  int done = 0;
+  for (const auto& ids : chunks) {
+    std::vector<std::string> names;
+    for (const auto* s : ids) names.push_back(s->id());
+    const int before = done;
+    SubprocessSpec runner;
+    runner.argv = {config_.runner_path, "--problem", manifest_path, "--kernel", so_path,
+                   "--mode", bench ? "bench" : "verify", "--scenarios", absl::StrJoin(names, ",")};
+    if (!config_.hidden_seed_key.empty()) runner.argv.insert(runner.argv.end(), {"--hidden-seed-key", config_.hidden_seed_key});
+    if (bench) runner.argv.insert(runner.argv.end(), {"--bench-seconds", absl::StrCat(options.max_seconds_per_scenario())});
+    if (config_.gpu_mem_cap_gb > 0) runner.argv.insert(runner.argv.end(), {"--gpu-mem-cap-gb", absl::StrCat(config_.gpu_mem_cap_gb)});
+    runner.time_limit = config_.startup_allowance +
+                        (config_.per_scenario_allowance + absl::Seconds(options.max_seconds_per_scenario())) *
+                            static_cast<int64_t>(ids.size());
+    runner.max_output_bytes = 64 << 20;
+    runner.on_stderr_line = [&](absl::string_view line) {
+      // "progress I/N ID": I counts within this runner process.
+      std::vector<absl::string_view> parts = absl::StrSplit(line, ' ');
+      int index = 0;
+      if (parts.size() >= 3 && parts[0] == "progress" &&
+          absl::SimpleAtoi(parts[1].substr(0, parts[1].find('/')), &index)) {
+        done = before + index - 1;
+        progress.set_done(done);
+        report(absl::StrCat(bench ? "benchmarking " : "verifying ", parts[2]), progress);
+      }
+    };
+    absl::StatusOr<SubprocessResult> ran = RunSubprocess(runner);
+    if (!ran.ok()) return ran.status();
+    done = before + static_cast<int>(ids.size());
+    progress.set_done(done);
+
+    // The runner prints its document even when a kernel failed (exit 1) or
+    // hung or lost the GPU context (exit 3); a killed runner prints nothing.
+    json doc = json::parse(ran->stdout_text, nullptr, /*allow_exceptions=*/false);
+    if (doc.is_object()) {
+      const json& device = doc.value("device", json::object());
+      result.set_gpu(device.value("name", ""));
+      if (device.contains("cuda_driver_version")) {
+        int v = device["cuda_driver_version"].get<int>();
+        result.set_driver(absl::StrCat(v / 1000, ".", (v % 1000) / 10));
+      }
+      for (const json& s : doc.value("scenarios", json::array())) *result.add_scenarios() = FromRunnerScenario(s);
+    }
+    if (!ran->Succeeded() && ran->exit_code != 1) {
+      std::string why = ran->timed_out ? absl::StrCat("kseek-runner ", ran->Describe())
+                                       : absl::StrCat("kseek-runner ended with ", ran->Describe());
+      result.set_runner_error(absl::StrCat(why, ": ", Tail(ran->stderr_text, 2000)));
+      if (!doc.is_object()) {
+        for (const std::string& id : names) {
+          ScenarioResult* r = result.add_scenarios();
+          r->set_id(id);
+          r->set_reason(result.runner_error());
+        }
+      }
+      break;  // the GPU may be unusable: the next job gets a fresh process
+    }
+
+    if (!with_baseline) continue;
+    report(absl::StrCat("timing baseline ", options.baseline()), progress);
+    json request = {{"backend", options.baseline()},
+                    {"max_seconds", options.max_seconds_per_scenario()},
+                    {"scenarios", json::array()}};
+    for (const auto* s : ids) {
+      json item = {{"id", s->id()}, {"dtype", s->dtype() == kernelseek::v1::DTYPE_BF16 ? "bf16" : "fp16"}};
+      if (auto bindings = problem->BindingsFor(*s); bindings.ok()) {
+        for (const auto& [name, value] : *bindings) item[name] = value;
+      }
+      request["scenarios"].push_back(item);
+    }
+    std::string request_path = absl::StrCat(work->path(), "/baseline_request.json");
+    FILE* f = fopen(request_path.c_str(), "w");
+    if (f == nullptr) return absl::InternalError(absl::StrCat("cannot write ", request_path));
+    std::string text = request.dump();
+    fwrite(text.data(), 1, text.size(), f);
+    fclose(f);
+    SubprocessSpec baseline;
+    baseline.argv = {config_.python, baseline_script, "--request", request_path};
+    baseline.time_limit = config_.startup_allowance +
+                          (absl::Seconds(options.max_seconds_per_scenario()) + absl::Seconds(30)) *
+                              static_cast<int64_t>(ids.size());
+    baseline.max_output_bytes = 16 << 20;
+    absl::StatusOr<SubprocessResult> timed = RunSubprocess(baseline);
+    json answer = timed.ok() ? json::parse(timed->stdout_text, nullptr, false) : json();
+    std::map<std::string, json> by_id;
+    std::string failure;
+    if (!timed.ok()) {
+      failure = std::string(timed.status().message());
+    } else if (!timed->Succeeded() || !answer.is_object()) {
+      failure = absl::StrCat("baseline program ", timed->Describe(), ": ", Tail(timed->stderr_text, 500));
+    } else {
+      result.set_baseline(absl::StrCat(answer.value("baseline", ""), " (", answer.value("version", ""), ")"));
+      for (const json& r : answer.value("results", json::array())) by_id[r.value("id", "")] = r;
+    }
+    for (ScenarioResult& r : *result.mutable_scenarios()) {
+      if (std::find(names.begin(), names.end(), r.id()) == names.end()) continue;
+      auto it = by_id.find(r.id());
+      if (it == by_id.end()) {
+        r.set_baseline_error(failure.empty() ? "no baseline result" : failure);
+      } else if (!it->second.value("ok", false)) {
+        r.set_baseline_error(it->second.value("error", "baseline failed"));
+      } else {
+        double ms = JsonNumber(it->second, "median_ms");
+        r.set_baseline_median_ms(ms);
+        if (ms > 0) r.set_baseline_tflops(flops[r.id()] / (ms * 1e-3) / 1e12);
+        if (r.median_ms() > 0) r.set_speedup(ms / r.median_ms());
+      }
+    }
+  }
+
+  double log_speedup = 0, log_tflops = 0;
+  int speedups = 0, timed = 0;
+  for (const ScenarioResult& r : result.scenarios()) {
+    if (r.passed()) {
+      result.set_passed(result.passed() + 1);
+    } else {
+      result.set_failed(result.failed() + 1);
+    }
+    if (r.tflops() > 0) {
+      log_tflops += std::log(r.tflops());
+      ++timed;
+    }
+    if (r.speedup() > 0) {
+      log_speedup += std::log(r.speedup());
+      ++speedups;
+    }
+  }
+  if (timed > 0) result.set_geomean_tflops(std::exp(log_tflops / timed));
+  if (speedups > 0) result.set_geomean_speedup(std::exp(log_speedup / speedups));
+  progress.set_done(static_cast<int32_t>(selected->size()));
+  report("done", progress);
+  return result;
+}
+
+}  // namespace kseek

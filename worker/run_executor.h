@@ -1,0 +1,58 @@
+// RunExecutor: the verify and bench jobs of a GPU worker.
+//
+// Builds the candidate into a shared object, runs kseek-runner on the chosen
+// scenarios of the problem (a fresh process each time, so a kernel that
+// faults or hangs takes only that process down), and for bench jobs times the
+// baseline program on the same scenarios, alternating with the runner chunk
+// by chunk so both see the GPU in the same state. Every number in the result
+// comes from those programs. Immutable after construction; Run may be called
+// on several threads at once.
+#ifndef KERNELSEEK_WORKER_RUN_EXECUTOR_H_
+#define KERNELSEEK_WORKER_RUN_EXECUTOR_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "proto/kernelseek.pb.h"
+#include "worker/compiler.h"
+#include "worker/job_executor.h"
+
+namespace kseek {
+
+struct RunExecutorConfig {
+  std::string runner_path;      // kseek-runner
+  std::string scenarios_dir;    // holds PROBLEM/problem.textproto
+  std::string baselines_dir;    // holds PROBLEM_baseline.py
+  std::string python = "python3";
+  std::string temp_dir = "/tmp";
+  // Hex key the hidden scenario seeds are drawn from; never leaves the worker.
+  std::string hidden_seed_key;
+  double gpu_mem_cap_gb = 0;    // 0: no cap beyond the GPU's memory
+  // Scenarios per runner process in a bench job; the baseline runs on the
+  // same chunk right after, so a drift in clocks hits both alike.
+  int bench_chunk = 12;
+  // Wall-clock allowance per scenario on top of its timing budget, and for
+  // process start-up; past these the process is killed.
+  absl::Duration per_scenario_allowance = absl::Seconds(120);
+  absl::Duration startup_allowance = absl::Seconds(120);
+};
+
+class RunExecutor {
+ public:
+  RunExecutor(const Compiler* compiler, RunExecutorConfig config);
+
+  // A Status error only for a job this worker cannot run at all (unknown
+  // problem, runner missing); a kernel that fails to build, is wrong, faults
+  // or hangs is a RunResult saying so.
+  absl::StatusOr<kernelseek::v1::RunResult> Run(const kernelseek::v1::JobSpec& spec,
+                                               const StageReporter& report) const;
+
+ private:
+  const Compiler* const compiler_;
+  const RunExecutorConfig config_;
+};
+
+}  // namespace kseek
+
+#endif  // KERNELSEEK_WORKER_RUN_EXECUTOR_H_
