@@ -5,7 +5,8 @@
 #   dist/kseek-bundle/bin/   kseek, kseek-server, kseek-worker, kseek-runner, ...
 #   dist/kseek-bundle/lib/   every shared library they need except glibc, the
 #                            C++ runtime and CUDA's own (driver, cudart, cuBLAS)
-#   dist/kseek-bundle/share/ scenarios/, kernels/, question_bank/
+#   dist/kseek-bundle/share/ scenarios/, kernels/, question_bank/, baselines/,
+#                            planted/ (the GPU tests' planted-wrong kernels)
 #
 # Binaries are linked with DT_RPATH $ORIGIN/../lib (not RUNPATH, which the
 # dynamic loader does not apply to the dependencies of those libraries).
@@ -33,6 +34,9 @@ for b in "$out"/bin/*; do
   done
 done
 cp -r scenarios kernels question_bank "$out/share/"
+cp -r worker/baselines "$out/share/baselines"
+cp -r tests/gpu/planted "$out/share/planted"
+cp deploy/gpu_node_run.sh "$out/"
 # cuobjdump and nvdisasm for SASS summaries where the node's CUDA lacks them.
 for tool in cuobjdump nvdisasm; do
   if path=$(command -v $tool); then cp -L "$path" "$out/bin/"; fi
