@@ -17,6 +17,10 @@ namespace kseek {
 namespace {
 
 using kernelseek::v1::Job;
+using kernelseek::v1::KernelVersion;
+using kernelseek::v1::Session;
+using kernelseek::v1::SessionDetails;
+using kernelseek::v1::SessionEvent;
 
 bool IsFinished(const Job& job) {
   return job.state() == kernelseek::v1::JOB_STATE_SUCCEEDED ||
@@ -159,6 +163,140 @@ absl::StatusOr<Job> CoordinatorClient::WatchJob(
     absl::Duration left = options_.watch_reconnect_budget - (absl::Now() - last_message);
     if (left <= absl::ZeroDuration()) return status;
     if (on_stream_lost) on_stream_lost(status);
+    absl::SleepFor(std::min(backoff, left));
+    backoff = std::min(backoff * 2, options_.max_backoff);
+  }
+}
+
+absl::StatusOr<Session> CoordinatorClient::StartSession(const kernelseek::v1::SessionSpec& spec) {
+  grpc::ClientContext context;
+  PrepareContext(&context, /*with_deadline=*/true);
+  kernelseek::v1::StartSessionRequest request;
+  *request.mutable_spec() = spec;
+  Session session;
+  if (grpc::Status s = stub_->StartSession(&context, request, &session); !s.ok()) {
+    return FromGrpcStatus(s);
+  }
+  return session;
+}
+
+absl::StatusOr<SessionDetails> CoordinatorClient::GetSession(const std::string& session_id) {
+  grpc::ClientContext context;
+  PrepareContext(&context, /*with_deadline=*/true);
+  kernelseek::v1::GetSessionRequest request;
+  request.set_session_id(session_id);
+  SessionDetails details;
+  if (grpc::Status s = stub_->GetSession(&context, request, &details); !s.ok()) {
+    return FromGrpcStatus(s);
+  }
+  return details;
+}
+
+absl::StatusOr<std::vector<Session>> CoordinatorClient::ListSessions(int limit) {
+  grpc::ClientContext context;
+  PrepareContext(&context, /*with_deadline=*/true);
+  kernelseek::v1::ListSessionsRequest request;
+  request.set_limit(limit);
+  kernelseek::v1::ListSessionsResponse response;
+  if (grpc::Status s = stub_->ListSessions(&context, request, &response); !s.ok()) {
+    return FromGrpcStatus(s);
+  }
+  return std::vector<Session>(response.sessions().begin(), response.sessions().end());
+}
+
+absl::StatusOr<int64_t> CoordinatorClient::PostMessage(const std::string& session_id,
+                                                       const std::string& text) {
+  grpc::ClientContext context;
+  PrepareContext(&context, /*with_deadline=*/true);
+  kernelseek::v1::PostMessageRequest request;
+  request.set_session_id(session_id);
+  request.set_text(text);
+  kernelseek::v1::PostMessageResponse response;
+  if (grpc::Status s = stub_->PostMessage(&context, request, &response); !s.ok()) {
+    return FromGrpcStatus(s);
+  }
+  return response.seq();
+}
+
+absl::StatusOr<Session> CoordinatorClient::StopSession(const std::string& session_id) {
+  grpc::ClientContext context;
+  PrepareContext(&context, /*with_deadline=*/true);
+  kernelseek::v1::StopSessionRequest request;
+  request.set_session_id(session_id);
+  Session session;
+  if (grpc::Status s = stub_->StopSession(&context, request, &session); !s.ok()) {
+    return FromGrpcStatus(s);
+  }
+  return session;
+}
+
+absl::StatusOr<KernelVersion> CoordinatorClient::GetBestKernel(const std::string& session_id) {
+  grpc::ClientContext context;
+  PrepareContext(&context, /*with_deadline=*/true);
+  kernelseek::v1::GetBestKernelRequest request;
+  request.set_session_id(session_id);
+  KernelVersion version;
+  if (grpc::Status s = stub_->GetBestKernel(&context, request, &version); !s.ok()) {
+    return FromGrpcStatus(s);
+  }
+  return version;
+}
+
+absl::StatusOr<Session> CoordinatorClient::WatchSession(
+    const std::string& session_id, int64_t from_seq, bool follow,
+    const std::function<void(const SessionEvent&)>& on_event,
+    const std::function<void(const absl::Status&, int64_t last_seq)>& on_stream_lost) {
+  int64_t last_seq = from_seq;
+  // Sessions go quiet for minutes while the model thinks, so the budget runs
+  // from when the connection was last seen working, not from the last event.
+  absl::Time broken_since = absl::InfiniteFuture();
+  absl::Duration backoff = options_.initial_backoff;
+  while (true) {
+    kernelseek::v1::WatchSessionRequest request;
+    request.set_session_id(session_id);
+    request.set_from_seq(last_seq);
+    request.set_follow(follow);
+    absl::Time opened = absl::Now();
+    grpc::ClientContext context;
+    // No deadline: a followed session runs for as long as its budget lasts.
+    PrepareContext(&context, /*with_deadline=*/false);
+    std::unique_ptr<grpc::ClientReader<SessionEvent>> reader =
+        stub_->WatchSession(&context, request);
+    SessionEvent event;
+    while (reader->Read(&event)) {
+      broken_since = absl::InfiniteFuture();
+      backoff = options_.initial_backoff;
+      // A resumed stream starts after last_seq; anything older is a repeat.
+      if (event.seq() <= last_seq) continue;
+      last_seq = event.seq();
+      if (on_event) on_event(event);
+    }
+    absl::Status status = FromGrpcStatus(reader->Finish());
+    if (status.ok()) {
+      absl::StatusOr<SessionDetails> details = GetSession(session_id);
+      if (details.ok()) {
+        if (!follow || details->session().state() != kernelseek::v1::SESSION_STATE_RUNNING) {
+          return details->session();
+        }
+        // The server ended the stream while the session runs on (e.g. it is
+        // shutting down); a new stream picks up after last_seq.
+        status = absl::UnavailableError(absl::StrCat("the watch of session ", session_id,
+                                                     " ended while the session is running"));
+      } else {
+        status = details.status();
+      }
+    }
+    if (!IsStreamBreak(status)) return status;
+    absl::Time now = absl::Now();
+    // A stream that stayed open a while had a working connection even if no
+    // event came; a dead server fails a call at once.
+    if (broken_since == absl::InfiniteFuture() || now - opened >= options_.max_backoff) {
+      broken_since = now;
+      backoff = options_.initial_backoff;
+    }
+    absl::Duration left = options_.watch_reconnect_budget - (now - broken_since);
+    if (left <= absl::ZeroDuration()) return status;
+    if (on_stream_lost) on_stream_lost(status, last_seq);
     absl::SleepFor(std::min(backoff, left));
     backoff = std::min(backoff * 2, options_.max_backoff);
   }

@@ -3,7 +3,8 @@
 // Wraps the generated stub so that every call carries the user's token as
 // `authorization: Bearer TOKEN` metadata and every unary call a deadline, and
 // turns grpc::Status into absl::Status. WatchJob follows a job to the end and
-// re-opens the stream when it breaks (e.g. a server restart). Holds a shared
+// WatchSession a session's trace, both re-opening the stream when it breaks
+// (e.g. a server restart). Holds a shared
 // channel; thread-compatible (one call at a time per object is the CLI's use,
 // though the stub itself is thread-safe).
 #ifndef KERNELSEEK_CLIENT_COORDINATOR_CLIENT_H_
@@ -11,6 +12,7 @@
 
 #include <grpcpp/channel.h>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -26,8 +28,9 @@ class CoordinatorClient {
  public:
   struct Options {
     absl::Duration rpc_timeout = absl::Seconds(10);
-    // How long WatchJob keeps re-opening a broken stream before giving up;
-    // counted from the last message received.
+    // How long WatchJob and WatchSession keep re-opening a broken stream
+    // before giving up; counted for WatchJob from the last message received,
+    // for WatchSession from when the connection was last seen working.
     absl::Duration watch_reconnect_budget = absl::Seconds(60);
     absl::Duration initial_backoff = absl::Milliseconds(250);
     absl::Duration max_backoff = absl::Seconds(4);
@@ -57,6 +60,28 @@ class CoordinatorClient {
   absl::StatusOr<kernelseek::v1::Job> WatchJob(
       const std::string& job_id, const std::function<void(const kernelseek::v1::Job&)>& on_update,
       const std::function<void(const absl::Status&)>& on_stream_lost);
+
+  // Optimization sessions. NOT_FOUND for an unknown session id.
+  absl::StatusOr<kernelseek::v1::Session> StartSession(const kernelseek::v1::SessionSpec& spec);
+  absl::StatusOr<kernelseek::v1::SessionDetails> GetSession(const std::string& session_id);
+  absl::StatusOr<std::vector<kernelseek::v1::Session>> ListSessions(int limit);
+  // Returns the sequence number the message got in the session's trace.
+  absl::StatusOr<int64_t> PostMessage(const std::string& session_id, const std::string& text);
+  absl::StatusOr<kernelseek::v1::Session> StopSession(const std::string& session_id);
+  absl::StatusOr<kernelseek::v1::KernelVersion> GetBestKernel(const std::string& session_id);
+
+  // Hands `on_event` the events of `session_id` with seq > from_seq, in
+  // order and each once. Without `follow`, stops after the events stored so
+  // far; with it, once the session has ended (the stream closed while the
+  // session is no longer running). Returns the session as GetSession then
+  // reports it. A broken stream is re-opened from the last seq handed over,
+  // after telling `on_stream_lost` (which gets the error and that seq); errors
+  // a retry cannot fix return at once, and a connection that stays broken
+  // longer than watch_reconnect_budget returns its last error.
+  absl::StatusOr<kernelseek::v1::Session> WatchSession(
+      const std::string& session_id, int64_t from_seq, bool follow,
+      const std::function<void(const kernelseek::v1::SessionEvent&)>& on_event,
+      const std::function<void(const absl::Status&, int64_t last_seq)>& on_stream_lost);
 
  private:
   void PrepareContext(grpc::ClientContext* context, bool with_deadline) const;

@@ -7,6 +7,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -14,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -27,6 +31,9 @@
 #include "client/run_report.h"
 #include "client/run_request.h"
 #include "client/scenario_table.h"
+#include "client/session_format.h"
+#include "client/session_request.h"
+#include "client/session_trace.h"
 #include "common/clock.h"
 #include "common/flags.h"
 
@@ -34,6 +41,8 @@ namespace kseek {
 namespace {
 
 using kernelseek::v1::Job;
+using kernelseek::v1::Session;
+using kernelseek::v1::SessionEvent;
 
 constexpr char kDefaultServer[] = "127.0.0.1:7070";
 
@@ -250,6 +259,8 @@ int RunScenarioJob(kernelseek::v1::JobKind kind, const std::vector<std::string>&
                  absl::StrCat("what to compare with: ", absl::StrJoin(kBaselineNames, ", ")));
     flags.Double("max-seconds", &request.max_seconds_per_scenario,
                  "timing budget per scenario in seconds (0: the worker's default)");
+    flags.Bool("reuse-baseline", &request.reuse_baseline,
+               "reuse the worker's cached baseline timings (same GPU, driver, baseline version)");
   }
   AddCompileFlags(&flags, &request.compile);
   flags.Bool("no-wait", &no_wait, "print the job id and return without waiting");
@@ -365,6 +376,373 @@ int RunWorkers(const std::vector<std::string>& args, const GlobalOptions& global
   return kExitOk;
 }
 
+// `-o FILE` as users expect it from other tools; FlagSet spells flags --name.
+std::vector<std::string> ExpandOutputFlag(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (const std::string& arg : args) {
+    if (arg == "-o") {
+      out.push_back("--output");
+    } else if (arg.starts_with("-o") && arg.size() > 2 && arg[2] != '-') {
+      out.push_back("--output=" + arg.substr(2));
+    } else {
+      out.push_back(arg);
+    }
+    if (arg == "--") break;
+  }
+  for (size_t i = out.size(); i < args.size(); ++i) out.push_back(args[i]);
+  return out;
+}
+
+// Writes `text` to `path`; "-" is stdout. Returns the exit code.
+int WriteOutput(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    std::cout << text << std::flush;
+    return kExitOk;
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) return Fail(kExitUsage, absl::StrCat("cannot write ", path));
+  return kExitOk;
+}
+
+int RunSessionStart(const std::vector<std::string>& args, const GlobalOptions& global) {
+  CommonFlags common;
+  SessionRequest request;
+  FlagSet flags("kseek session start",
+                "--problem PROBLEM --arch ARCH --kernel FILE --target X --llm PROVIDER:MODEL "
+                "--questions MODE --max-steps N [flags]",
+                "Starts an optimization session: the server's agent loop edits a copy of FILE,\n"
+                "compiles, verifies and benchmarks it on workers, and is asked questions at\n"
+                "decision points, until the geometric-mean speedup over the baseline on the\n"
+                "bench scenarios reaches --target, the step budget is spent, or `kseek session\n"
+                "stop` stops it. Prints a summary line, then the session id alone on the last\n"
+                "line. Follow it with `kseek watch ID`.\n"
+                "\n"
+                "--llm: openai:MODEL (any OpenAI-compatible chat completions server; set\n"
+                "--llm-url), anthropic:MODEL, or replay:TRACE.jsonl (the model turns of a trace\n"
+                "exported with `kseek trace --format jsonl`, read by the server). The API key\n"
+                "stays on the server: --api-key-env names the server's environment variable.\n"
+                "--questions: human (only what `kseek ask` posts), bank (a posted message first,\n"
+                "else a question from the bank), self (the agent picks a bank question and\n"
+                "answers it itself), off (nothing is asked).");
+  AddCommonFlags(&flags, &common, /*json=*/true);
+  flags.String("problem", &request.problem, "problem to optimise for, e.g. attention_fwd");
+  flags.String("arch", &request.arch, "target architecture, e.g. sm_90a or sm_100a");
+  flags.String("kernel", &request.kernel_path, "the starting kernel's .cu file");
+  flags.String("baseline", &request.baseline,
+               "what the speedup is measured against: cudnn, fa2, fa3, fa4");
+  flags.Double("target", &request.target_speedup,
+               "goal: geometric-mean speedup over the baseline, e.g. 1.10");
+  flags.String("llm", &request.llm, "openai:MODEL, anthropic:MODEL or replay:TRACE.jsonl");
+  flags.String("llm-url", &request.llm_url,
+               "base URL of the LLM endpoint, e.g. http://127.0.0.1:8000/v1 (default: the "
+               "provider's)");
+  flags.String("api-key-env", &request.api_key_env,
+               "server environment variable holding the API key (default OPENAI_API_KEY or "
+               "ANTHROPIC_API_KEY by provider)");
+  flags.String("questions", &request.questions, "question mode: human, bank, self or off");
+  flags.Int("max-steps", &request.max_steps, "budget: most model turns");
+  flags.String("verify-scenarios", &request.verify_scenarios,
+               "scenarios a version must pass: all, a set name, or ID,ID,...");
+  flags.String("bench-scenarios", &request.bench_scenarios,
+               "scenarios the speedup is measured on: perf, a set name, or ID,ID,...");
+  flags.Int("plateau", &request.plateau_benchmarks,
+            "benchmarks in a row without --plateau-gain that make a plateau (0: server default)");
+  flags.Double("plateau-gain", &request.plateau_min_gain,
+               "least gain that is progress, a fraction: 0.02 = 2% (0: server default)");
+  flags.Int("failure-streak", &request.failure_streak,
+            "compile or verify failures in a row that make a decision point (0: server default)");
+  std::vector<std::string> positional;
+  if (auto done = ParseArgs(&flags, args, &positional)) return *done;
+  if (auto done = ExpectPositional(positional, 0, "no arguments", "session start")) return *done;
+
+  absl::StatusOr<kernelseek::v1::SessionSpec> spec = MakeSessionSpec(request);
+  if (!spec.ok()) return Fail(kExitUsage, spec.status().message());
+  std::string server;
+  std::unique_ptr<CoordinatorClient> client;
+  if (auto done = Connect(global, common, &server, &client)) return *done;
+  absl::StatusOr<Session> session = client->StartSession(*spec);
+  if (!session.ok()) return FailRpc(session.status(), server);
+  if (common.json) return PrintJson(*session);
+  // The server may leave the spec out of its answer; the summary shows what was asked.
+  Session shown = *session;
+  if (!shown.has_spec()) *shown.mutable_spec() = *spec;
+  std::cout << FormatSessionStarted(shown);
+  return kExitOk;
+}
+
+int RunSessionShow(const std::vector<std::string>& args, const GlobalOptions& global) {
+  CommonFlags common;
+  FlagSet flags("kseek session show", "ID [flags]",
+                "Shows one session: its goal, state and status line, steps, best version;\n"
+                "the speedup of each benchmarked version; and the questions asked, each\n"
+                "with the best speedup before it and by the next question (or the end).");
+  AddCommonFlags(&flags, &common, /*json=*/true);
+  std::vector<std::string> positional;
+  if (auto done = ParseArgs(&flags, args, &positional)) return *done;
+  if (auto done = ExpectPositional(positional, 1, "one session ID", "session show")) return *done;
+
+  std::string server;
+  std::unique_ptr<CoordinatorClient> client;
+  if (auto done = Connect(global, common, &server, &client)) return *done;
+  absl::StatusOr<kernelseek::v1::SessionDetails> details = client->GetSession(positional[0]);
+  if (!details.ok()) return FailRpc(details.status(), server);
+  if (common.json) return PrintJson(*details);
+  std::cout << FormatSessionDetails(*details, absl::Now());
+  return kExitOk;
+}
+
+int RunSessionStop(const std::vector<std::string>& args, const GlobalOptions& global) {
+  CommonFlags common;
+  FlagSet flags("kseek session stop", "ID [flags]",
+                "Stops a running session; its trace and kernel versions stay.");
+  AddCommonFlags(&flags, &common, /*json=*/true);
+  std::vector<std::string> positional;
+  if (auto done = ParseArgs(&flags, args, &positional)) return *done;
+  if (auto done = ExpectPositional(positional, 1, "one session ID", "session stop")) return *done;
+
+  std::string server;
+  std::unique_ptr<CoordinatorClient> client;
+  if (auto done = Connect(global, common, &server, &client)) return *done;
+  absl::StatusOr<Session> session = client->StopSession(positional[0]);
+  if (!session.ok()) return FailRpc(session.status(), server);
+  if (common.json) return PrintJson(*session);
+  std::cout << FormatSessionEnd(*session);
+  return kExitOk;
+}
+
+struct Subcommand {
+  absl::string_view name;
+  absl::string_view summary;
+  int (*run)(const std::vector<std::string>& args, const GlobalOptions& global);
+};
+
+constexpr Subcommand kSessionCommands[] = {
+    {"start", "start an optimization session; prints its id", RunSessionStart},
+    {"show", "show a session: goal, best version, speedup history, questions", RunSessionShow},
+    {"stop", "stop a running session", RunSessionStop},
+};
+
+std::string SessionUsage() {
+  std::string text =
+      "usage: kseek session SUBCOMMAND [ARGS] [flags]\n\n"
+      "Optimization sessions: an LLM agent improves a kernel under the harness.\n\n"
+      "subcommands:\n";
+  for (const Subcommand& sub : kSessionCommands) {
+    absl::StrAppend(&text, absl::StrFormat("  %-6s %s\n", sub.name, sub.summary));
+  }
+  absl::StrAppend(&text,
+                  "\nkseek session SUBCOMMAND --help describes each. Related: kseek sessions,\n"
+                  "watch, trace, ask, best.\n");
+  return text;
+}
+
+int RunSession(const std::vector<std::string>& args, const GlobalOptions& global) {
+  if (args.empty()) {
+    std::cerr << SessionUsage();
+    return kExitUsage;
+  }
+  if (args[0] == "--help" || args[0] == "-h") {
+    std::cout << SessionUsage();
+    return kExitOk;
+  }
+  for (const Subcommand& sub : kSessionCommands) {
+    if (sub.name == args[0]) {
+      return sub.run(std::vector<std::string>(args.begin() + 1, args.end()), global);
+    }
+  }
+  return Fail(kExitUsage, absl::StrCat("unknown session subcommand \"", args[0],
+                                       "\" (start, show or stop; see kseek session --help)"));
+}
+
+int RunSessions(const std::vector<std::string>& args, const GlobalOptions& global) {
+  CommonFlags common;
+  int64_t limit = 0;
+  FlagSet flags("kseek sessions", "[flags]",
+                "Lists optimization sessions, newest first: state, goal, steps, best speedup\n"
+                "against the target, user and age.");
+  AddCommonFlags(&flags, &common, /*json=*/true);
+  flags.Int("limit", &limit, "most sessions to list (0: the server's default)");
+  std::vector<std::string> positional;
+  if (auto done = ParseArgs(&flags, args, &positional)) return *done;
+  if (auto done = ExpectPositional(positional, 0, "no arguments", "sessions")) return *done;
+  if (limit < 0 || limit > 1'000'000) {
+    return Fail(kExitUsage, absl::StrCat("--limit wants 0..1000000, got ", limit));
+  }
+
+  std::string server;
+  std::unique_ptr<CoordinatorClient> client;
+  if (auto done = Connect(global, common, &server, &client)) return *done;
+  absl::StatusOr<std::vector<Session>> sessions = client->ListSessions(static_cast<int>(limit));
+  if (!sessions.ok()) return FailRpc(sessions.status(), server);
+  if (common.json) {
+    kernelseek::v1::ListSessionsResponse response;
+    for (const Session& session : *sessions) *response.add_sessions() = session;
+    return PrintJson(response);
+  }
+  std::cout << FormatSessionTable(*sessions, absl::Now());
+  return kExitOk;
+}
+
+int RunWatch(const std::vector<std::string>& args, const GlobalOptions& global) {
+  CommonFlags common;
+  int64_t from = 0;
+  FlagSet flags("kseek watch", "SESSION [flags]",
+                "Follows a session's trace live, one line (or a few) per event:\n"
+                "  #SEQ TIME KIND AUTHOR: SUMMARY\n"
+                "Model text and tool results are cut to a few lines (`kseek trace` has them\n"
+                "whole); questions stand out. After a lost connection it resumes after the\n"
+                "last event printed, for up to a minute. Ends, printing the session's final\n"
+                "state, when the session ends.");
+  AddCommonFlags(&flags, &common, /*json=*/false);
+  flags.Bool("json", &common.json,
+             "one JSON object per event, as `kseek trace --format jsonl` (final state on stderr)");
+  flags.Int("from", &from, "start after event SEQ (0: from the beginning)");
+  std::vector<std::string> positional;
+  if (auto done = ParseArgs(&flags, args, &positional)) return *done;
+  if (auto done = ExpectPositional(positional, 1, "one SESSION id", "watch")) return *done;
+  if (from < 0) {
+    return Fail(kExitUsage, absl::StrCat("--from wants a seq of 0 or more, got ", from));
+  }
+
+  std::string server;
+  std::unique_ptr<CoordinatorClient> client;
+  if (auto done = Connect(global, common, &server, &client)) return *done;
+  // A unary call first, so that a wrong address, token or id fails at once
+  // rather than after the stream's reconnect budget.
+  absl::StatusOr<kernelseek::v1::SessionDetails> details = client->GetSession(positional[0]);
+  if (!details.ok()) return FailRpc(details.status(), server);
+  (common.json ? std::cerr : std::cout) << FormatSessionSummary(details->session()) << "\n"
+                                        << std::flush;
+  EventLineOptions options;
+  options.zone = absl::LocalTimeZone();
+  options.color = isatty(STDOUT_FILENO) == 1 && std::getenv("NO_COLOR") == nullptr;
+  absl::StatusOr<Session> session = client->WatchSession(
+      positional[0], from, /*follow=*/true,
+      [&](const SessionEvent& event) {
+        std::cout << (common.json ? EventToJsonLine(event) : FormatEventLines(event, options))
+                  << std::flush;
+      },
+      [&](const absl::Status& lost, int64_t last_seq) {
+        std::cerr << "kseek: lost the server (" << DescribeRpcError(lost, server)
+                  << "), resuming after #" << last_seq << "\n";
+      });
+  if (!session.ok()) return FailRpc(session.status(), server);
+  (common.json ? std::cerr : std::cout) << FormatSessionEnd(*session);
+  return kExitOk;
+}
+
+int RunTrace(const std::vector<std::string>& args, const GlobalOptions& global) {
+  CommonFlags common;
+  std::string format;
+  std::string output;
+  FlagSet flags("kseek trace", "SESSION --format jsonl|md [-o FILE] [flags]",
+                "Exports a session's whole trace, as stored so far. jsonl: one JSON object per\n"
+                "event (session_id, seq, time, kind, author, payload), which\n"
+                "`kseek session start --llm replay:FILE` can replay. md: a Markdown\n"
+                "transcript, a heading per event, tool arguments and results in code blocks.");
+  AddCommonFlags(&flags, &common, /*json=*/false);
+  flags.String("format", &format, "jsonl or md");
+  flags.String("output", &output, "write to FILE instead of stdout (also -o FILE)");
+  std::vector<std::string> positional;
+  if (auto done = ParseArgs(&flags, ExpandOutputFlag(args), &positional)) return *done;
+  if (auto done = ExpectPositional(positional, 1, "one SESSION id", "trace")) return *done;
+  if (format != "jsonl" && format != "md") {
+    return Fail(kExitUsage, format.empty()
+                                ? "--format is required: jsonl or md"
+                                : absl::StrCat("--format \"", format, "\" is not jsonl or md"));
+  }
+
+  std::string server;
+  std::unique_ptr<CoordinatorClient> client;
+  if (auto done = Connect(global, common, &server, &client)) return *done;
+  // A unary call first, so that a wrong address, token or id fails at once
+  // rather than after the stream's reconnect budget.
+  if (absl::Status found = client->GetSession(positional[0]).status(); !found.ok()) {
+    return FailRpc(found, server);
+  }
+  std::vector<SessionEvent> events;
+  absl::StatusOr<Session> session = client->WatchSession(
+      positional[0], /*from_seq=*/0, /*follow=*/false,
+      [&](const SessionEvent& event) { events.push_back(event); },
+      [&](const absl::Status& lost, int64_t last_seq) {
+        std::cerr << "kseek: lost the server (" << DescribeRpcError(lost, server)
+                  << "), resuming after #" << last_seq << "\n";
+      });
+  if (!session.ok()) return FailRpc(session.status(), server);
+  std::string text;
+  if (format == "md") {
+    text = FormatTraceMarkdown(*session, events);
+  } else {
+    for (const SessionEvent& event : events) text += EventToJsonLine(event);
+  }
+  if (int code = WriteOutput(output, text); code != kExitOk) return code;
+  if (!output.empty() && output != "-") {
+    std::cerr << "kseek: wrote " << events.size() << " events to " << output << "\n";
+  }
+  return kExitOk;
+}
+
+int RunAsk(const std::vector<std::string>& args, const GlobalOptions& global) {
+  CommonFlags common;
+  FlagSet flags("kseek ask", "SESSION \"TEXT\" [flags]",
+                "Posts a question or note to a session's agent. It is delivered at the\n"
+                "agent's next decision point, before any bank question. Prints the seq of\n"
+                "the message in the trace.");
+  AddCommonFlags(&flags, &common, /*json=*/false);
+  std::vector<std::string> positional;
+  if (auto done = ParseArgs(&flags, args, &positional)) return *done;
+  if (auto done = ExpectPositional(positional, 2, "a SESSION id and the TEXT", "ask")) return *done;
+  if (absl::StripAsciiWhitespace(positional[1]).empty()) {
+    return Fail(kExitUsage, "ask wants a non-empty TEXT");
+  }
+
+  std::string server;
+  std::unique_ptr<CoordinatorClient> client;
+  if (auto done = Connect(global, common, &server, &client)) return *done;
+  absl::StatusOr<int64_t> seq = client->PostMessage(positional[0], positional[1]);
+  if (!seq.ok()) return FailRpc(seq.status(), server);
+  std::cout << *seq << "\n";
+  return kExitOk;
+}
+
+int RunBest(const std::vector<std::string>& args, const GlobalOptions& global) {
+  CommonFlags common;
+  std::string output;
+  bool force = false;
+  FlagSet flags("kseek best", "SESSION -o FILE [flags]",
+                "Writes the source of a session's best counted kernel version (the highest\n"
+                "geometric-mean speedup among versions that compiled, passed every scenario\n"
+                "and were benchmarked) to FILE, and prints its version id and speedup.");
+  AddCommonFlags(&flags, &common, /*json=*/false);
+  flags.String("output", &output, "the file to write, - for stdout (also -o FILE)");
+  flags.Bool("force", &force, "overwrite FILE if it exists");
+  std::vector<std::string> positional;
+  if (auto done = ParseArgs(&flags, ExpandOutputFlag(args), &positional)) return *done;
+  if (auto done = ExpectPositional(positional, 1, "one SESSION id", "best")) return *done;
+  if (output.empty()) return Fail(kExitUsage, "best wants -o FILE (- for stdout)");
+  bool to_stdout = output == "-";
+  std::error_code ec;
+  if (!to_stdout && !force && std::filesystem::exists(output, ec)) {
+    return Fail(kExitUsage, absl::StrCat(output, " exists; pass --force to overwrite it"));
+  }
+
+  std::string server;
+  std::unique_ptr<CoordinatorClient> client;
+  if (auto done = Connect(global, common, &server, &client)) return *done;
+  absl::StatusOr<kernelseek::v1::KernelVersion> best = client->GetBestKernel(positional[0]);
+  if (!best.ok()) return FailRpc(best.status(), server);
+  if (int code = WriteOutput(output, best->source()); code != kExitOk) return code;
+  std::string tflops = best->geomean_tflops() > 0
+                           ? absl::StrFormat(", %.1f TFLOP/s", best->geomean_tflops())
+                           : std::string();
+  (to_stdout ? std::cerr : std::cout)
+      << best->id() << ": " << FormatSpeedup(best->geomean_speedup()) << " geomean speedup"
+      << tflops << (to_stdout ? "" : absl::StrCat(", written to ", output)) << "\n";
+  return kExitOk;
+}
+
 int RunHelp(const std::vector<std::string>& args, const GlobalOptions& global);
 
 struct Command {
@@ -381,6 +759,12 @@ constexpr Command kCommands[] = {
     {"jobs", "list jobs", RunJobs},
     {"job", "show one job and its report", RunJob},
     {"workers", "list workers and their capabilities", RunWorkers},
+    {"session", "session start|show|stop: an LLM agent optimising a kernel", RunSession},
+    {"sessions", "list optimization sessions", RunSessions},
+    {"watch", "follow a session's trace live; resumes after a lost connection", RunWatch},
+    {"trace", "export a session's whole trace as JSON Lines or Markdown", RunTrace},
+    {"ask", "post a question or note to a session's agent", RunAsk},
+    {"best", "write a session's best kernel version to a file", RunBest},
     {"help", "help COMMAND: the same as COMMAND --help", RunHelp},
 };
 
@@ -403,11 +787,14 @@ std::string TopLevelDescription() {
                   "     verify, bench: the kernel did not compile or a scenario failed\n"
                   "     verification (report printed)\n"
                   "  2  usage error: bad flags or arguments, unreadable FILE, or input the\n"
-                  "     server rejected (unknown job id or problem, invalid option)\n"
+                  "     server rejected (unknown job or session id or problem, invalid\n"
+                  "     option); best: FILE exists and --force was not given\n"
                   "  3  no token, server unreachable, token rejected, or another server error\n"
                   "  4  compile, verify, bench: the job failed without a result (reason printed)\n"
                   "     verify, bench: the runner stopped early (runner error in the report),\n"
                   "     no scenario ran, or (bench) a passing scenario was not timed\n"
+                  "watch exits 0 once the session has ended, whatever its outcome; `kseek\n"
+                  "session show` says how it ended.\n"
                   "\nErrors are one line on stderr starting \"kseek: \".\n"
                   "Flags --server and --token may come before or after the command.");
   return text;

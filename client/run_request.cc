@@ -75,7 +75,7 @@ absl::StatusOr<kernelseek::v1::JobSpec> MakeRunSpec(const RunRequest& request) {
   if (absl::Status s = CheckScenarios(request.scenarios); !s.ok()) return s;
   if (bench) {
     if (absl::Status s = CheckBenchOptions(request); !s.ok()) return s;
-  } else if (!request.baseline.empty() || request.max_seconds_per_scenario != 0) {
+  } else if (!request.baseline.empty() || request.max_seconds_per_scenario != 0 || request.reuse_baseline) {
     return absl::InvalidArgumentError("a baseline and a time cap apply to bench only, not verify");
   }
 
@@ -88,6 +88,7 @@ absl::StatusOr<kernelseek::v1::JobSpec> MakeRunSpec(const RunRequest& request) {
   if (bench) {
     run->set_baseline(request.baseline);
     run->set_max_seconds_per_scenario(request.max_seconds_per_scenario);
+    run->set_reuse_baseline(request.reuse_baseline);
   }
   return spec;
 }

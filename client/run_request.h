@@ -26,6 +26,7 @@ struct RunRequest {
   std::string scenarios;                // "all", a set name, or ID,ID,...
   std::string baseline;                 // bench only; one of kBaselineNames
   double max_seconds_per_scenario = 0;  // bench only; 0: the worker's default
+  bool reuse_baseline = false;          // bench only: the worker's cached baseline timings
 };
 
 // INVALID_ARGUMENT for a bad option, naming the flag and value; NOT_FOUND or

@@ -99,4 +99,118 @@ grpc::Status CoordinatorService::ListScenarios(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
+// --- Sessions ---
+
+namespace {
+
+grpc::Status NoSessions() {
+  return grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "this server does not run optimization sessions");
+}
+
+bool HasEnded(const kernelseek::v1::Session& session) {
+  return session.state() != kernelseek::v1::SESSION_STATE_RUNNING;
+}
+
+}  // namespace
+
+grpc::Status CoordinatorService::StartSession(grpc::ServerContext* context,
+                                              const kernelseek::v1::StartSessionRequest* request,
+                                              kernelseek::v1::Session* response) {
+  absl::StatusOr<TokenRecord> user = auth_->Check(*context, TokenKind::kUser);
+  if (!user.ok()) return ToGrpcStatus(user.status());
+  if (sessions_ == nullptr) return NoSessions();
+  absl::StatusOr<kernelseek::v1::Session> session = sessions_->StartSession(user->name, request->spec());
+  if (!session.ok()) return ToGrpcStatus(session.status());
+  *response = *std::move(session);
+  return grpc::Status::OK;
+}
+
+grpc::Status CoordinatorService::GetSession(grpc::ServerContext* context,
+                                            const kernelseek::v1::GetSessionRequest* request,
+                                            kernelseek::v1::SessionDetails* response) {
+  absl::StatusOr<TokenRecord> user = auth_->Check(*context, TokenKind::kUser);
+  if (!user.ok()) return ToGrpcStatus(user.status());
+  if (sessions_ == nullptr) return NoSessions();
+  absl::StatusOr<kernelseek::v1::SessionDetails> details = sessions_->GetSession(request->session_id());
+  if (!details.ok()) return ToGrpcStatus(details.status());
+  *response = *std::move(details);
+  return grpc::Status::OK;
+}
+
+grpc::Status CoordinatorService::ListSessions(grpc::ServerContext* context,
+                                              const kernelseek::v1::ListSessionsRequest* request,
+                                              kernelseek::v1::ListSessionsResponse* response) {
+  absl::StatusOr<TokenRecord> user = auth_->Check(*context, TokenKind::kUser);
+  if (!user.ok()) return ToGrpcStatus(user.status());
+  if (sessions_ == nullptr) return NoSessions();
+  int limit = request->limit() <= 0 ? kDefaultListLimit : std::min(request->limit(), kMaxListLimit);
+  absl::StatusOr<std::vector<kernelseek::v1::Session>> sessions = sessions_->ListSessions(limit);
+  if (!sessions.ok()) return ToGrpcStatus(sessions.status());
+  for (kernelseek::v1::Session& s : *sessions) *response->add_sessions() = std::move(s);
+  return grpc::Status::OK;
+}
+
+grpc::Status CoordinatorService::PostMessage(grpc::ServerContext* context,
+                                             const kernelseek::v1::PostMessageRequest* request,
+                                             kernelseek::v1::PostMessageResponse* response) {
+  absl::StatusOr<TokenRecord> user = auth_->Check(*context, TokenKind::kUser);
+  if (!user.ok()) return ToGrpcStatus(user.status());
+  if (sessions_ == nullptr) return NoSessions();
+  absl::StatusOr<int64_t> seq = sessions_->PostMessage(user->name, request->session_id(), request->text());
+  if (!seq.ok()) return ToGrpcStatus(seq.status());
+  response->set_seq(*seq);
+  return grpc::Status::OK;
+}
+
+grpc::Status CoordinatorService::WatchSession(grpc::ServerContext* context,
+                                              const kernelseek::v1::WatchSessionRequest* request,
+                                              grpc::ServerWriter<kernelseek::v1::SessionEvent>* writer) {
+  absl::StatusOr<TokenRecord> user = auth_->Check(*context, TokenKind::kUser);
+  if (!user.ok()) return ToGrpcStatus(user.status());
+  if (sessions_ == nullptr) return NoSessions();
+  int64_t sent = request->from_seq();
+  while (!context->IsCancelled()) {
+    uint64_t generation = sessions_->generation();
+    // Read the state before the events: an event appended after this read is
+    // still streamed, so "ended and nothing new" means nothing was missed.
+    absl::StatusOr<kernelseek::v1::SessionDetails> details = sessions_->GetSession(request->session_id());
+    if (!details.ok()) return ToGrpcStatus(details.status());
+    absl::StatusOr<std::vector<kernelseek::v1::SessionEvent>> events =
+        sessions_->Events(request->session_id(), sent, 500);
+    if (!events.ok()) return ToGrpcStatus(events.status());
+    for (const kernelseek::v1::SessionEvent& event : *events) {
+      if (!writer->Write(event)) return grpc::Status::CANCELLED;
+      sent = event.seq();
+    }
+    if (!events->empty()) continue;
+    if (!request->follow() || HasEnded(details->session())) return grpc::Status::OK;
+    sessions_->AwaitChange(generation, absl::Seconds(1));
+  }
+  return grpc::Status::CANCELLED;
+}
+
+grpc::Status CoordinatorService::StopSession(grpc::ServerContext* context,
+                                             const kernelseek::v1::StopSessionRequest* request,
+                                             kernelseek::v1::Session* response) {
+  absl::StatusOr<TokenRecord> user = auth_->Check(*context, TokenKind::kUser);
+  if (!user.ok()) return ToGrpcStatus(user.status());
+  if (sessions_ == nullptr) return NoSessions();
+  absl::StatusOr<kernelseek::v1::Session> session = sessions_->StopSession(user->name, request->session_id());
+  if (!session.ok()) return ToGrpcStatus(session.status());
+  *response = *std::move(session);
+  return grpc::Status::OK;
+}
+
+grpc::Status CoordinatorService::GetBestKernel(grpc::ServerContext* context,
+                                               const kernelseek::v1::GetBestKernelRequest* request,
+                                               kernelseek::v1::KernelVersion* response) {
+  absl::StatusOr<TokenRecord> user = auth_->Check(*context, TokenKind::kUser);
+  if (!user.ok()) return ToGrpcStatus(user.status());
+  if (sessions_ == nullptr) return NoSessions();
+  absl::StatusOr<kernelseek::v1::KernelVersion> best = sessions_->GetBestKernel(request->session_id());
+  if (!best.ok()) return ToGrpcStatus(best.status());
+  *response = *std::move(best);
+  return grpc::Status::OK;
+}
+
 }  // namespace kseek

@@ -1,6 +1,6 @@
 // CoordinatorService: the client-facing gRPC service. Checks the user token,
-// decodes the request, calls JobQueue and encodes the answer; no logic of its
-// own. Thread-safe (gRPC calls it from many threads).
+// decodes the request, calls JobQueue or SessionManager and encodes the
+// answer; no logic of its own. Thread-safe (gRPC calls it from many threads).
 #ifndef KERNELSEEK_SERVER_COORDINATOR_SERVICE_H_
 #define KERNELSEEK_SERVER_COORDINATOR_SERVICE_H_
 
@@ -8,13 +8,16 @@
 #include "server/auth.h"
 #include "server/job_queue.h"
 #include "server/problem_catalog.h"
+#include "server/session_manager.h"
 
 namespace kseek {
 
 class CoordinatorService final : public kernelseek::v1::Coordinator::Service {
  public:
-  CoordinatorService(JobQueue* queue, Authenticator* auth, const ProblemCatalog* problems)
-      : queue_(queue), auth_(auth), problems_(problems) {}
+  // `sessions` may be null: the session RPCs then answer UNIMPLEMENTED.
+  CoordinatorService(JobQueue* queue, Authenticator* auth, const ProblemCatalog* problems,
+                     SessionManager* sessions = nullptr)
+      : queue_(queue), auth_(auth), problems_(problems), sessions_(sessions) {}
 
   grpc::Status SubmitJob(grpc::ServerContext* context, const kernelseek::v1::SubmitJobRequest* request,
                          kernelseek::v1::SubmitJobResponse* response) override;
@@ -29,10 +32,28 @@ class CoordinatorService final : public kernelseek::v1::Coordinator::Service {
   grpc::Status ListScenarios(grpc::ServerContext* context, const kernelseek::v1::ListScenariosRequest* request,
                              kernelseek::v1::ListScenariosResponse* response) override;
 
+  grpc::Status StartSession(grpc::ServerContext* context, const kernelseek::v1::StartSessionRequest* request,
+                            kernelseek::v1::Session* response) override;
+  grpc::Status GetSession(grpc::ServerContext* context, const kernelseek::v1::GetSessionRequest* request,
+                          kernelseek::v1::SessionDetails* response) override;
+  grpc::Status ListSessions(grpc::ServerContext* context, const kernelseek::v1::ListSessionsRequest* request,
+                            kernelseek::v1::ListSessionsResponse* response) override;
+  grpc::Status PostMessage(grpc::ServerContext* context, const kernelseek::v1::PostMessageRequest* request,
+                           kernelseek::v1::PostMessageResponse* response) override;
+  // Streams events with seq > from_seq; with follow, until the session has
+  // ended and every event was sent.
+  grpc::Status WatchSession(grpc::ServerContext* context, const kernelseek::v1::WatchSessionRequest* request,
+                            grpc::ServerWriter<kernelseek::v1::SessionEvent>* writer) override;
+  grpc::Status StopSession(grpc::ServerContext* context, const kernelseek::v1::StopSessionRequest* request,
+                           kernelseek::v1::Session* response) override;
+  grpc::Status GetBestKernel(grpc::ServerContext* context, const kernelseek::v1::GetBestKernelRequest* request,
+                             kernelseek::v1::KernelVersion* response) override;
+
  private:
   JobQueue* const queue_;
   Authenticator* const auth_;
   const ProblemCatalog* const problems_;
+  SessionManager* const sessions_;
 };
 
 }  // namespace kseek

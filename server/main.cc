@@ -1,5 +1,6 @@
 // kseek-server: the coordinator. Serves Coordinator (clients) and WorkerHub
-// (workers) on one port and keeps everything in one SQLite file.
+// (workers) on one port, runs optimization sessions, and keeps everything in
+// one SQLite file.
 //
 //   kseek-server --listen HOST:PORT --db PATH
 //   kseek-server token create --db PATH --user NAME | --worker NAME
@@ -8,6 +9,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,7 +26,11 @@
 #include "server/auth.h"
 #include "server/coordinator_service.h"
 #include "server/job_queue.h"
+#include "server/job_runner.h"
+#include "server/llm/curl_http_client.h"
 #include "server/problem_catalog.h"
+#include "server/question_bank.h"
+#include "server/session_manager.h"
 #include "server/store.h"
 #include "server/worker_hub_service.h"
 
@@ -49,6 +55,17 @@ std::string DefaultScenariosDir() {
     if (std::filesystem::is_directory(candidate, error)) return std::filesystem::weakly_canonical(candidate).string();
   }
   return "scenarios";
+}
+
+// The question_bank/ folder beside an installed bundle or of the source tree.
+std::string DefaultQuestionBankDir() {
+  std::error_code error;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
+  for (const char* relative : {"../share/question_bank", "../../question_bank"}) {
+    std::filesystem::path candidate = exe.parent_path() / relative;
+    if (std::filesystem::is_directory(candidate, error)) return std::filesystem::weakly_canonical(candidate).string();
+  }
+  return "";
 }
 
 int TokenCreate(const std::vector<std::string>& args) {
@@ -94,6 +111,11 @@ int Serve(const std::vector<std::string>& args) {
   int64_t idle_poll_s = 20;
   int64_t max_attempts = 3;
   std::string scenarios_dir = DefaultScenariosDir();
+  std::string question_bank_dir = DefaultQuestionBankDir();
+  int64_t llm_attempts = 5;
+  int64_t llm_backoff_ms = 1000;
+  int64_t llm_timeout_s = 300;
+  int64_t session_job_wait_s = 1800;
   FlagSet flags("kseek-server", "--listen HOST:PORT --db PATH [flags]\n       kseek-server token create --help",
                 "The KernelSeek coordinator: queues jobs, leases them to workers, stores\n"
                 "everything in SQLite. Stops gracefully on SIGTERM or SIGINT.");
@@ -103,6 +125,12 @@ int Serve(const std::vector<std::string>& args) {
   flags.Int("idle-poll", &idle_poll_s, "seconds an idle worker's long poll is held");
   flags.Int("max-attempts", &max_attempts, "leases handed out for one job before it fails");
   flags.String("scenarios", &scenarios_dir, "folder of problems (PROBLEM/problem.textproto) for verify and bench jobs");
+  flags.String("question-bank", &question_bank_dir,
+               "folder of *.textproto questions for sessions in bank and self mode (empty: none)");
+  flags.Int("llm-attempts", &llm_attempts, "attempts per LLM call (429, 5xx, timeouts, connection errors are retried)");
+  flags.Int("llm-backoff-ms", &llm_backoff_ms, "delay before the second LLM attempt, doubled for each further one");
+  flags.Int("llm-timeout", &llm_timeout_s, "seconds one LLM attempt may take");
+  flags.Int("session-job-wait", &session_job_wait_s, "seconds a session's tool waits for its compile/verify/bench job");
   absl::StatusOr<std::vector<std::string>> rest = flags.Parse(args);
   if (!rest.ok()) return Fail(std::string(rest.status().message()), kUsageError);
   if (flags.help_requested()) {
@@ -113,6 +141,10 @@ int Serve(const std::vector<std::string>& args) {
   if (db_path.empty()) return Fail("--db is required", kUsageError);
   if (lease_timeout_s < 1 || idle_poll_s < 1 || max_attempts < 1) {
     return Fail("--lease-timeout, --idle-poll and --max-attempts must be at least 1", kUsageError);
+  }
+  if (llm_attempts < 1 || llm_backoff_ms < 0 || llm_timeout_s < 1 || session_job_wait_s < 1) {
+    return Fail("--llm-attempts, --llm-timeout and --session-job-wait must be at least 1, --llm-backoff-ms >= 0",
+                kUsageError);
   }
 
   // Signals are taken by a dedicated thread with sigwait; block them before
@@ -136,8 +168,26 @@ int Serve(const std::vector<std::string>& args) {
   options.max_attempts = static_cast<int>(max_attempts);
   JobQueue queue(store->get(), &clock, &*problems, options);
   if (absl::Status s = queue.Recover(); !s.ok()) return Fail(absl::StrCat("recovering jobs: ", s.message()));
+  std::optional<QuestionBank> bank;
+  if (!question_bank_dir.empty()) {
+    absl::StatusOr<QuestionBank> loaded = QuestionBank::LoadDirectory(question_bank_dir);
+    if (!loaded.ok()) return Fail(absl::StrCat("loading the question bank: ", loaded.status().message()));
+    bank = *std::move(loaded);
+    Log(absl::StrCat("question bank from ", question_bank_dir, ": ", bank->questions().size(), " questions"));
+  } else {
+    Log("no question bank: sessions can use question modes human and off only");
+  }
+  QueueJobRunner job_runner(&queue, &*problems, absl::Seconds(session_job_wait_s));
+  llm::CurlHttpClient http;
+  LlmClientOptions llm_options;
+  llm_options.max_attempts = static_cast<int>(llm_attempts);
+  llm_options.initial_backoff = absl::Milliseconds(llm_backoff_ms);
+  llm_options.request_timeout = absl::Seconds(llm_timeout_s);
+  SessionManager sessions(store->get(), &clock, &*problems, bank.has_value() ? &*bank : nullptr, &job_runner,
+                          MakeLlmClientFactory(&http, &clock, llm_options));
+  if (absl::Status s = sessions.Recover(); !s.ok()) return Fail(absl::StrCat("resuming sessions: ", s.message()));
   Authenticator auth(store->get());
-  CoordinatorService coordinator(&queue, &auth, &*problems);
+  CoordinatorService coordinator(&queue, &auth, &*problems, &sessions);
   WorkerHubService hub(&queue, &auth);
 
   grpc::ServerBuilder builder;
@@ -160,6 +210,7 @@ int Serve(const std::vector<std::string>& args) {
   Log(absl::StrCat("signal ", signal_number, ": shutting down"));
   stopping.Notify();
   queue.Shutdown();
+  sessions.Shutdown();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   expirer.join();
   Log("stopped");

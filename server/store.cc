@@ -3,6 +3,7 @@
 #include <google/protobuf/timestamp.pb.h>
 #include <google/protobuf/util/time_util.h>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace kseek {
@@ -68,6 +69,57 @@ const char* const kMigrations[] = {
         PRIMARY KEY (job_id, scenario)
       );
     )sql",
+    // 3: optimization sessions: the session, its trace (every event, in
+    // order), its workspace files, its kernel versions and the human
+    // messages waiting for a decision point.
+    R"sql(
+      CREATE TABLE sessions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        user TEXT NOT NULL,
+        spec BLOB NOT NULL,
+        state INTEGER NOT NULL,
+        steps INTEGER NOT NULL DEFAULT 0,
+        best_version TEXT NOT NULL DEFAULT '',
+        best_speedup REAL NOT NULL DEFAULT 0,
+        status TEXT NOT NULL DEFAULT '',
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX sessions_by_state ON sessions (state);
+      CREATE TABLE session_events (
+        session_id INTEGER NOT NULL REFERENCES sessions (id),
+        seq INTEGER NOT NULL,
+        ts INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        author TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        PRIMARY KEY (session_id, seq)
+      );
+      CREATE TABLE session_files (
+        session_id INTEGER NOT NULL REFERENCES sessions (id),
+        name TEXT NOT NULL,
+        content BLOB NOT NULL,
+        PRIMARY KEY (session_id, name)
+      );
+      CREATE TABLE kernel_versions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id INTEGER NOT NULL REFERENCES sessions (id),
+        parent INTEGER,
+        source BLOB NOT NULL,
+        status TEXT NOT NULL,
+        geomean_speedup REAL NOT NULL DEFAULT 0,
+        geomean_tflops REAL NOT NULL DEFAULT 0,
+        counted INTEGER NOT NULL DEFAULT 0,
+        seq INTEGER NOT NULL
+      );
+      CREATE INDEX kernel_versions_by_session ON kernel_versions (session_id);
+      CREATE TABLE session_messages (
+        session_id INTEGER NOT NULL REFERENCES sessions (id),
+        seq INTEGER NOT NULL,
+        delivered_seq INTEGER,
+        PRIMARY KEY (session_id, seq)
+      );
+    )sql",
 };
 
 int64_t ToMicros(absl::Time t) { return absl::ToUnixMicros(t); }
@@ -109,6 +161,37 @@ absl::StatusOr<Job> ReadJobRow(const Statement& row, bool with_source) {
   *job.mutable_created() = ToTimestamp(row.ColumnInt(9));
   if (!row.ColumnIsNull(10)) *job.mutable_finished() = ToTimestamp(row.ColumnInt(10));
   return job;
+}
+
+// Statement has no double getter, so REAL columns are selected as
+// printf('%.17g', x) and parsed here; SQLite's printf keeps 16 significant
+// digits, far more than any speedup needs.
+double ColumnReal(const Statement& row, int index) {
+  double value = 0;
+  return absl::SimpleAtod(row.ColumnText(index), &value) ? value : 0;
+}
+
+constexpr const char* kSessionColumns =
+    "id, user, spec, state, steps, best_version, printf('%.17g', best_speedup), status, created_at, updated_at, "
+    "(SELECT COALESCE(MAX(seq), 0) FROM session_events WHERE session_id = sessions.id)";
+
+absl::StatusOr<kernelseek::v1::Session> ReadSessionRow(const Statement& row, bool with_source) {
+  kernelseek::v1::Session session;
+  session.set_id(absl::StrCat(row.ColumnInt(0)));
+  session.set_user(row.ColumnText(1));
+  if (!session.mutable_spec()->ParseFromString(row.ColumnText(2))) {
+    return absl::DataLossError(absl::StrCat("session ", session.id(), ": stored spec does not parse"));
+  }
+  if (!with_source) session.mutable_spec()->clear_kernel_source();
+  session.set_state(static_cast<kernelseek::v1::SessionState>(row.ColumnInt(3)));
+  session.set_steps(static_cast<int32_t>(row.ColumnInt(4)));
+  session.set_best_version(row.ColumnText(5));
+  session.set_best_speedup(ColumnReal(row, 6));
+  session.set_status(row.ColumnText(7));
+  *session.mutable_created() = ToTimestamp(row.ColumnInt(8));
+  *session.mutable_updated() = ToTimestamp(row.ColumnInt(9));
+  session.set_last_seq(row.ColumnInt(10));
+  return session;
 }
 
 }  // namespace
@@ -334,6 +417,286 @@ absl::StatusOr<std::vector<WorkerInfo>> Store::ListWorkers() {
     workers.push_back(std::move(info));
   }
   return workers;
+}
+
+// --- Optimization sessions ---
+
+absl::StatusOr<int64_t> Store::InsertSession(const kernelseek::v1::Session& session) {
+  absl::MutexLock lock(&mu_);
+  int64_t id = 0;
+  absl::Status status = InTransaction(*db_, [&]() -> absl::Status {
+    absl::StatusOr<Statement> q = db_->Prepare(
+        "INSERT INTO sessions (user, spec, state, steps, best_version, best_speedup, status, created_at, updated_at) "
+        "VALUES (?, ?, ?, 0, '', 0, ?, ?, ?)");
+    if (!q.ok()) return q.status();
+    int64_t created = google::protobuf::util::TimeUtil::TimestampToMicroseconds(session.created());
+    absl::Status s = q->Bind(1, session.user())
+                         .BindBlob(2, session.spec().SerializeAsString())
+                         .Bind(3, static_cast<int64_t>(session.state()))
+                         .Bind(4, session.status())
+                         .Bind(5, created)
+                         .Bind(6, created)
+                         .Run();
+    if (!s.ok()) return s;
+    id = db_->LastInsertRowId();
+    absl::StatusOr<Statement> f = db_->Prepare("INSERT INTO session_files (session_id, name, content) VALUES (?, ?, ?)");
+    if (!f.ok()) return f.status();
+    return f->Bind(1, id).Bind(2, session.spec().kernel_name()).BindBlob(3, session.spec().kernel_source()).Run();
+  });
+  if (!status.ok()) return status;
+  return id;
+}
+
+absl::Status Store::UpdateSession(const kernelseek::v1::Session& session) {
+  int64_t id = 0;
+  if (!absl::SimpleAtoi(session.id(), &id)) return absl::InvalidArgumentError(absl::StrCat("bad session id \"", session.id(), "\""));
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<Statement> q = db_->Prepare(
+      "UPDATE sessions SET state = ?, steps = ?, best_version = ?, best_speedup = ?, status = ?, updated_at = ? "
+      "WHERE id = ?");
+  if (!q.ok()) return q.status();
+  return q->Bind(1, static_cast<int64_t>(session.state()))
+      .Bind(2, static_cast<int64_t>(session.steps()))
+      .Bind(3, session.best_version())
+      .Bind(4, session.best_speedup())
+      .Bind(5, session.status())
+      .Bind(6, google::protobuf::util::TimeUtil::TimestampToMicroseconds(session.updated()))
+      .Bind(7, id)
+      .Run();
+}
+
+absl::StatusOr<std::optional<kernelseek::v1::Session>> Store::GetSession(int64_t id) {
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<Statement> q = db_->Prepare(absl::StrCat("SELECT ", kSessionColumns, " FROM sessions WHERE id = ?"));
+  if (!q.ok()) return q.status();
+  q->Bind(1, id);
+  absl::StatusOr<bool> row = q->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return std::nullopt;
+  absl::StatusOr<kernelseek::v1::Session> session = ReadSessionRow(*q, /*with_source=*/true);
+  if (!session.ok()) return session.status();
+  return *std::move(session);
+}
+
+absl::StatusOr<std::vector<kernelseek::v1::Session>> Store::ListSessions(int limit) {
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<Statement> q =
+      db_->Prepare(absl::StrCat("SELECT ", kSessionColumns, " FROM sessions ORDER BY id DESC LIMIT ?"));
+  if (!q.ok()) return q.status();
+  q->Bind(1, static_cast<int64_t>(limit));
+  std::vector<kernelseek::v1::Session> sessions;
+  while (true) {
+    absl::StatusOr<bool> row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    absl::StatusOr<kernelseek::v1::Session> session = ReadSessionRow(*q, /*with_source=*/false);
+    if (!session.ok()) return session.status();
+    sessions.push_back(*std::move(session));
+  }
+  return sessions;
+}
+
+absl::StatusOr<std::vector<int64_t>> Store::RunningSessionIds() {
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<Statement> q = db_->Prepare("SELECT id FROM sessions WHERE state = ? ORDER BY id");
+  if (!q.ok()) return q.status();
+  q->Bind(1, static_cast<int64_t>(kernelseek::v1::SESSION_STATE_RUNNING));
+  std::vector<int64_t> ids;
+  while (true) {
+    absl::StatusOr<bool> row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    ids.push_back(q->ColumnInt(0));
+  }
+  return ids;
+}
+
+namespace {
+
+// Appends `event` as the session's next seq; the caller holds the
+// transaction. Returns the seq.
+absl::StatusOr<int64_t> AppendEventInTransaction(Database& db, int64_t session_id,
+                                                 const kernelseek::v1::SessionEvent& event) {
+  absl::StatusOr<Statement> next =
+      db.Prepare("SELECT COALESCE(MAX(seq), 0) + 1 FROM session_events WHERE session_id = ?");
+  if (!next.ok()) return next.status();
+  next->Bind(1, session_id);
+  absl::StatusOr<bool> row = next->Step();
+  if (!row.ok()) return row.status();
+  const int64_t seq = next->ColumnInt(0);
+  absl::StatusOr<Statement> q =
+      db.Prepare("INSERT INTO session_events (session_id, seq, ts, kind, author, payload) VALUES (?, ?, ?, ?, ?, ?)");
+  if (!q.ok()) return q.status();
+  absl::Status s = q->Bind(1, session_id)
+                       .Bind(2, seq)
+                       .Bind(3, google::protobuf::util::TimeUtil::TimestampToMicroseconds(event.time()))
+                       .Bind(4, event.kind())
+                       .Bind(5, event.author())
+                       .Bind(6, event.payload_json())
+                       .Run();
+  if (!s.ok()) return s;
+  return seq;
+}
+
+}  // namespace
+
+absl::StatusOr<int64_t> Store::AppendSessionEvent(int64_t session_id, const kernelseek::v1::SessionEvent& event) {
+  absl::MutexLock lock(&mu_);
+  int64_t seq = 0;
+  absl::Status s = InTransaction(*db_, [&]() -> absl::Status {
+    absl::StatusOr<int64_t> appended = AppendEventInTransaction(*db_, session_id, event);
+    if (!appended.ok()) return appended.status();
+    seq = *appended;
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return seq;
+}
+
+absl::StatusOr<std::vector<kernelseek::v1::SessionEvent>> Store::ListSessionEvents(int64_t session_id,
+                                                                                   int64_t after_seq, int limit) {
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<Statement> q = db_->Prepare(
+      "SELECT seq, ts, kind, author, payload FROM session_events WHERE session_id = ? AND seq > ? "
+      "ORDER BY seq LIMIT ?");
+  if (!q.ok()) return q.status();
+  q->Bind(1, session_id).Bind(2, after_seq).Bind(3, static_cast<int64_t>(limit));
+  std::vector<kernelseek::v1::SessionEvent> events;
+  while (true) {
+    absl::StatusOr<bool> row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    kernelseek::v1::SessionEvent& event = events.emplace_back();
+    event.set_session_id(absl::StrCat(session_id));
+    event.set_seq(q->ColumnInt(0));
+    *event.mutable_time() = ToTimestamp(q->ColumnInt(1));
+    event.set_kind(q->ColumnText(2));
+    event.set_author(q->ColumnText(3));
+    event.set_payload_json(q->ColumnText(4));
+  }
+  return events;
+}
+
+absl::StatusOr<int64_t> Store::AppendHumanMessage(int64_t session_id, const kernelseek::v1::SessionEvent& event) {
+  absl::MutexLock lock(&mu_);
+  int64_t seq = 0;
+  absl::Status s = InTransaction(*db_, [&]() -> absl::Status {
+    absl::StatusOr<int64_t> appended = AppendEventInTransaction(*db_, session_id, event);
+    if (!appended.ok()) return appended.status();
+    seq = *appended;
+    absl::StatusOr<Statement> q = db_->Prepare("INSERT INTO session_messages (session_id, seq) VALUES (?, ?)");
+    if (!q.ok()) return q.status();
+    return q->Bind(1, session_id).Bind(2, seq).Run();
+  });
+  if (!s.ok()) return s;
+  return seq;
+}
+
+absl::StatusOr<std::vector<int64_t>> Store::PendingMessageSeqs(int64_t session_id) {
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<Statement> q = db_->Prepare(
+      "SELECT seq FROM session_messages WHERE session_id = ? AND delivered_seq IS NULL ORDER BY seq");
+  if (!q.ok()) return q.status();
+  q->Bind(1, session_id);
+  std::vector<int64_t> seqs;
+  while (true) {
+    absl::StatusOr<bool> row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    seqs.push_back(q->ColumnInt(0));
+  }
+  return seqs;
+}
+
+absl::Status Store::MarkMessageDelivered(int64_t session_id, int64_t message_seq, int64_t delivered_seq) {
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<Statement> q =
+      db_->Prepare("UPDATE session_messages SET delivered_seq = ? WHERE session_id = ? AND seq = ?");
+  if (!q.ok()) return q.status();
+  return q->Bind(1, delivered_seq).Bind(2, session_id).Bind(3, message_seq).Run();
+}
+
+absl::Status Store::PutSessionFile(int64_t session_id, const std::string& name, const std::string& content) {
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<Statement> q = db_->Prepare(
+      "INSERT INTO session_files (session_id, name, content) VALUES (?, ?, ?) "
+      "ON CONFLICT (session_id, name) DO UPDATE SET content = excluded.content");
+  if (!q.ok()) return q.status();
+  return q->Bind(1, session_id).Bind(2, name).BindBlob(3, content).Run();
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> Store::ListSessionFiles(int64_t session_id) {
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<Statement> q =
+      db_->Prepare("SELECT name, content FROM session_files WHERE session_id = ? ORDER BY name");
+  if (!q.ok()) return q.status();
+  q->Bind(1, session_id);
+  std::vector<std::pair<std::string, std::string>> files;
+  while (true) {
+    absl::StatusOr<bool> row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    files.emplace_back(q->ColumnText(0), q->ColumnText(1));
+  }
+  return files;
+}
+
+absl::StatusOr<int64_t> Store::InsertKernelVersion(int64_t session_id, const kernelseek::v1::KernelVersion& version) {
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<Statement> q = db_->Prepare(
+      "INSERT INTO kernel_versions (session_id, parent, source, status, seq) VALUES (?, ?, ?, ?, ?)");
+  if (!q.ok()) return q.status();
+  int64_t parent = 0;
+  q->Bind(1, session_id);
+  if (absl::SimpleAtoi(version.parent(), &parent)) {
+    q->Bind(2, parent);
+  } else {
+    q->BindNull(2);
+  }
+  absl::Status s = q->BindBlob(3, version.source()).Bind(4, version.status()).Bind(5, version.seq()).Run();
+  if (!s.ok()) return s;
+  return db_->LastInsertRowId();
+}
+
+absl::Status Store::UpdateKernelVersion(const kernelseek::v1::KernelVersion& version) {
+  int64_t id = 0;
+  if (!absl::SimpleAtoi(version.id(), &id)) return absl::InvalidArgumentError(absl::StrCat("bad version id \"", version.id(), "\""));
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<Statement> q = db_->Prepare(
+      "UPDATE kernel_versions SET status = ?, geomean_speedup = ?, geomean_tflops = ?, counted = ? WHERE id = ?");
+  if (!q.ok()) return q.status();
+  return q->Bind(1, version.status())
+      .Bind(2, version.geomean_speedup())
+      .Bind(3, version.geomean_tflops())
+      .Bind(4, static_cast<int64_t>(version.counted()))
+      .Bind(5, id)
+      .Run();
+}
+
+absl::StatusOr<std::vector<kernelseek::v1::KernelVersion>> Store::ListKernelVersions(int64_t session_id,
+                                                                                     bool with_source) {
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<Statement> q = db_->Prepare(
+      "SELECT id, COALESCE(parent, ''), status, printf('%.17g', geomean_speedup), printf('%.17g', geomean_tflops), "
+      "counted, seq, source FROM kernel_versions WHERE session_id = ? ORDER BY id");
+  if (!q.ok()) return q.status();
+  q->Bind(1, session_id);
+  std::vector<kernelseek::v1::KernelVersion> versions;
+  while (true) {
+    absl::StatusOr<bool> row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    kernelseek::v1::KernelVersion& v = versions.emplace_back();
+    v.set_id(absl::StrCat(q->ColumnInt(0)));
+    v.set_parent(q->ColumnText(1));
+    v.set_status(q->ColumnText(2));
+    v.set_geomean_speedup(ColumnReal(*q, 3));
+    v.set_geomean_tflops(ColumnReal(*q, 4));
+    v.set_counted(q->ColumnInt(5) != 0);
+    v.set_seq(q->ColumnInt(6));
+    if (with_source) v.set_source(q->ColumnText(7));
+  }
+  return versions;
 }
 
 }  // namespace kseek

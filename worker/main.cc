@@ -49,6 +49,13 @@ std::string FirstDir(const std::vector<std::string>& candidates) {
   return candidates.front();
 }
 
+// $XDG_CACHE_HOME/kseek/baselines, or ~/.cache/kseek/baselines.
+std::string DefaultCacheDir() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg) return absl::StrCat(xdg, "/kseek/baselines");
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home) return absl::StrCat(home, "/.cache/kseek/baselines");
+  return "/tmp/kseek-baselines";
+}
+
 // A fresh key for hidden scenario seeds: only this worker process knows it,
 // so every run draws new hidden inputs.
 std::string RandomHexKey() {
@@ -94,6 +101,7 @@ int Main(int argc, char** argv) {
       FirstDir({exe_dir + "/../share/baselines", exe_dir + "/../../worker/baselines"});
   std::string python = "python3";
   double gpu_mem_cap_gb = 0;
+  std::string baseline_cache = DefaultCacheDir();
   int64_t bench_chunk = 12;
   FlagSet flags("kseek-worker", "--server HOST:PORT [flags]",
                 "Runs KernelSeek jobs for a server. Dials out (so it works behind NAT),\n"
@@ -110,6 +118,7 @@ int Main(int argc, char** argv) {
   flags.String("scenarios", &scenarios_dir, "folder of problems (PROBLEM/problem.textproto)");
   flags.String("baselines", &baselines_dir, "folder of baseline programs (PROBLEM_baseline.py)");
   flags.String("python", &python, "Python with PyTorch, for the baseline programs");
+  flags.String("baseline-cache", &baseline_cache, "where measured baseline timings are kept (empty: nowhere)");
   flags.Double("gpu-mem-cap-gb", &gpu_mem_cap_gb, "GPU memory a runner may allocate (0: no cap)");
   flags.Int("bench-chunk", &bench_chunk, "scenarios per runner process in a bench, alternating with the baseline");
   absl::StatusOr<std::vector<std::string>> rest = flags.Parse(std::vector<std::string>(argv + 1, argv + argc));
@@ -156,6 +165,7 @@ int Main(int argc, char** argv) {
   run_config.scenarios_dir = scenarios_dir;
   run_config.baselines_dir = baselines_dir;
   run_config.python = python;
+  run_config.baseline_cache_dir = baseline_cache;
   run_config.temp_dir = temp_dir;
   run_config.hidden_seed_key = RandomHexKey();
   run_config.gpu_mem_cap_gb = gpu_mem_cap_gb;

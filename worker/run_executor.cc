@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/subprocess.h"
+#include "worker/baseline_timer.h"
 #include "worker/runner/problem.h"
 
 namespace kseek {
@@ -123,8 +124,6 @@ absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, 
   for (size_t i = 0; i < selected->size(); i += chunk) {
     chunks.emplace_back(selected->begin() + i, selected->begin() + std::min(selected->size(), i + chunk));
   }
-  const std::string baseline_script =
-      absl::StrCat(config_.baselines_dir, "/", options.problem(), "_baseline.py");
   const bool with_baseline = bench && options.baseline() != "none";
   std::map<std::string, double> flops;
   for (const auto* s : *selected) flops[s->id()] = problem->Flops(*s).value_or(0);
@@ -188,53 +187,25 @@ absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, 
 
     if (!with_baseline) continue;
     report(absl::StrCat("timing baseline ", options.baseline()), progress);
-    json request = {{"backend", options.baseline()},
-                    {"max_seconds", options.max_seconds_per_scenario()},
-                    {"scenarios", json::array()}};
-    for (const auto* s : ids) {
-      json item = {{"id", s->id()}, {"dtype", s->dtype() == kernelseek::v1::DTYPE_BF16 ? "bf16" : "fp16"}};
-      if (auto bindings = problem->BindingsFor(*s); bindings.ok()) {
-        for (const auto& [name, value] : *bindings) item[name] = value;
-      }
-      request["scenarios"].push_back(item);
-    }
-    std::string request_path = absl::StrCat(work->path(), "/baseline_request.json");
-    FILE* f = fopen(request_path.c_str(), "w");
-    if (f == nullptr) return absl::InternalError(absl::StrCat("cannot write ", request_path));
-    std::string text = request.dump();
-    fwrite(text.data(), 1, text.size(), f);
-    fclose(f);
-    SubprocessSpec baseline;
-    baseline.argv = {config_.python, baseline_script, "--request", request_path};
-    baseline.time_limit = config_.startup_allowance +
-                          (absl::Seconds(options.max_seconds_per_scenario()) + absl::Seconds(30)) *
-                              static_cast<int64_t>(ids.size());
-    baseline.max_output_bytes = 16 << 20;
-    absl::StatusOr<SubprocessResult> timed = RunSubprocess(baseline);
-    json answer = timed.ok() ? json::parse(timed->stdout_text, nullptr, false) : json();
-    std::map<std::string, json> by_id;
-    std::string failure;
-    if (!timed.ok()) {
-      failure = std::string(timed.status().message());
-    } else if (!timed->Succeeded() || !answer.is_object()) {
-      failure = absl::StrCat("baseline program ", timed->Describe(), ": ", Tail(timed->stderr_text, 500));
-    } else {
-      result.set_baseline(absl::StrCat(answer.value("baseline", ""), " (", answer.value("version", ""), ")"));
-      for (const json& r : answer.value("results", json::array())) by_id[r.value("id", "")] = r;
-    }
+    BaselineTimer timer({.python = config_.python,
+                         .baselines_dir = config_.baselines_dir,
+                         .cache_dir = config_.baseline_cache_dir,
+                         .work_dir = work->path(),
+                         .startup_allowance = config_.startup_allowance});
+    BaselineTimings timings = timer.Time(*problem, ids, options.baseline(), options.max_seconds_per_scenario(),
+                                         result.gpu(), result.driver(), options.reuse_baseline());
+    if (!timings.baseline.empty()) result.set_baseline(timings.baseline);
     for (ScenarioResult& r : *result.mutable_scenarios()) {
-      if (std::find(names.begin(), names.end(), r.id()) == names.end()) continue;
-      auto it = by_id.find(r.id());
-      if (it == by_id.end()) {
-        r.set_baseline_error(failure.empty() ? "no baseline result" : failure);
-      } else if (!it->second.value("ok", false)) {
-        r.set_baseline_error(it->second.value("error", "baseline failed"));
-      } else {
-        double ms = JsonNumber(it->second, "median_ms");
-        r.set_baseline_median_ms(ms);
-        if (ms > 0) r.set_baseline_tflops(flops[r.id()] / (ms * 1e-3) / 1e12);
-        if (r.median_ms() > 0) r.set_speedup(ms / r.median_ms());
+      auto it = timings.by_id.find(r.id());
+      if (it == timings.by_id.end()) continue;
+      if (!it->second.ok) {
+        r.set_baseline_error(it->second.error);
+        continue;
       }
+      double ms = it->second.median_ms;
+      r.set_baseline_median_ms(ms);
+      if (ms > 0) r.set_baseline_tflops(flops[r.id()] / (ms * 1e-3) / 1e12);
+      if (r.median_ms() > 0) r.set_speedup(ms / r.median_ms());
     }
   }
 

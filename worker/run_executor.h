@@ -24,6 +24,7 @@ struct RunExecutorConfig {
   std::string runner_path;      // kseek-runner
   std::string scenarios_dir;    // holds PROBLEM/problem.textproto
   std::string baselines_dir;    // holds PROBLEM_baseline.py
+  std::string baseline_cache_dir;  // see BaselineTimer; empty: no cache
   std::string python = "python3";
   std::string temp_dir = "/tmp";
   // Hex key the hidden scenario seeds are drawn from; never leaves the worker.

@@ -15,12 +15,14 @@
 #include "client/exit_codes.h"
 #include "client/report_format.h"
 #include "tests/client/fake_coordinator.h"
+#include "tests/client/session_test_data.h"
 
 namespace kseek {
 namespace {
 
 using kernelseek::v1::Job;
 using testing::FakeCoordinatorServer;
+using testing::SessionWatchScript;
 using testing::WatchScript;
 
 // A loopback port nothing listens on: bound by the OS, then released.
@@ -171,6 +173,98 @@ TEST_CASE("WatchJob does not retry what a retry cannot fix") {
   CHECK(bad_token.WatchJob("7", nullptr, nullptr).status().code() ==
         absl::StatusCode::kUnauthenticated);
   CHECK(server.service().watch_calls() == 0);
+}
+
+// A fake serving session s1 in `state` with the nine-event test trace.
+void ServeSession(FakeCoordinatorServer& server, kernelseek::v1::SessionState state) {
+  server.service().SetSession(testing::MakeSessionDetails(state));
+  server.service().SetSessionEvents(testing::MakeTrace());
+}
+
+std::vector<int64_t> Seqs(const std::vector<kernelseek::v1::SessionEvent>& events) {
+  std::vector<int64_t> seqs;
+  for (const auto& event : events) seqs.push_back(event.seq());
+  return seqs;
+}
+
+TEST_CASE("WatchSession resumes a broken stream after the last event it handed over") {
+  FakeCoordinatorServer server("t");
+  ServeSession(server, kernelseek::v1::SESSION_STATE_SUCCEEDED);
+  server.service().SetSessionWatchScripts({
+      {.max_events = 4, .end = grpc::Status(grpc::StatusCode::UNAVAILABLE, "server restarting")},
+      {.max_events = 0, .end = grpc::Status(grpc::StatusCode::CANCELLED, "shutting down")},
+      {.max_events = -1, .end = grpc::Status::OK},
+  });
+  CoordinatorClient client(CoordinatorClient::MakeChannel(server.address()), "t",
+                           FastRetries(absl::Seconds(10)));
+  std::vector<kernelseek::v1::SessionEvent> seen;
+  std::vector<int64_t> lost_after;
+  absl::StatusOr<kernelseek::v1::Session> session = client.WatchSession(
+      "s1", 0, /*follow=*/true, [&](const auto& event) { seen.push_back(event); },
+      [&](const absl::Status&, int64_t last_seq) { lost_after.push_back(last_seq); });
+  REQUIRE(session.ok());
+  CHECK(session->state() == kernelseek::v1::SESSION_STATE_SUCCEEDED);
+  CHECK(Seqs(seen) == std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9});
+  CHECK(lost_after == std::vector<int64_t>{4, 4});
+  std::vector<kernelseek::v1::WatchSessionRequest> requests =
+      server.service().session_watch_requests();
+  REQUIRE(requests.size() == 3);
+  CHECK(requests[0].from_seq() == 0);
+  CHECK(requests[1].from_seq() == 4);
+  CHECK(requests[2].from_seq() == 4);
+  CHECK(requests[2].follow());
+  CHECK(server.service().authorizations().back() == "Bearer t");
+}
+
+TEST_CASE("WatchSession without follow stops after the stored events") {
+  FakeCoordinatorServer server("t");
+  ServeSession(server, kernelseek::v1::SESSION_STATE_RUNNING);
+  CoordinatorClient client(CoordinatorClient::MakeChannel(server.address()), "t",
+                           FastRetries(absl::Seconds(10)));
+  std::vector<kernelseek::v1::SessionEvent> seen;
+  absl::StatusOr<kernelseek::v1::Session> session = client.WatchSession(
+      "s1", 6, /*follow=*/false, [&](const auto& event) { seen.push_back(event); }, nullptr);
+  REQUIRE(session.ok());
+  CHECK(session->state() == kernelseek::v1::SESSION_STATE_RUNNING);
+  CHECK(Seqs(seen) == std::vector<int64_t>{7, 8, 9});
+  REQUIRE(server.service().session_watch_requests().size() == 1);
+  CHECK(!server.service().session_watch_requests()[0].follow());
+}
+
+TEST_CASE("WatchSession does not take a stream closed while the session runs as its end") {
+  FakeCoordinatorServer server("t");
+  ServeSession(server, kernelseek::v1::SESSION_STATE_RUNNING);
+  CoordinatorClient client(CoordinatorClient::MakeChannel(server.address()), "t",
+                           FastRetries(absl::Milliseconds(300)));
+  std::vector<kernelseek::v1::SessionEvent> seen;
+  absl::StatusOr<kernelseek::v1::Session> session = client.WatchSession(
+      "s1", 0, /*follow=*/true, [&](const auto& event) { seen.push_back(event); }, nullptr);
+  CHECK(session.status().code() == absl::StatusCode::kUnavailable);
+  CHECK(absl::StrContains(session.status().message(), "ended while the session is running"));
+  CHECK(Seqs(seen) == std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9});
+  std::vector<kernelseek::v1::WatchSessionRequest> requests =
+      server.service().session_watch_requests();
+  REQUIRE(requests.size() > 2);
+  CHECK(requests.back().from_seq() == 9);
+}
+
+TEST_CASE("session RPCs map an unknown session to NOT_FOUND without retrying") {
+  FakeCoordinatorServer server("t");
+  ServeSession(server, kernelseek::v1::SESSION_STATE_RUNNING);
+  CoordinatorClient client(CoordinatorClient::MakeChannel(server.address()), "t",
+                           FastRetries(absl::Seconds(10)));
+  absl::Status watch = client.WatchSession("s9", 0, true, nullptr, nullptr).status();
+  CHECK(watch.code() == absl::StatusCode::kNotFound);
+  CHECK(ExitCodeForRpcError(watch) == kExitUsage);
+  CHECK(server.service().session_watch_requests().empty());
+  CHECK(client.GetSession("s9").status().code() == absl::StatusCode::kNotFound);
+  CHECK(client.PostMessage("s9", "hi").status().code() == absl::StatusCode::kNotFound);
+  CHECK(client.StopSession("s9").status().code() == absl::StatusCode::kNotFound);
+  CHECK(client.GetBestKernel("s9").status().code() == absl::StatusCode::kNotFound);
+  absl::StatusOr<int64_t> seq = client.PostMessage("s1", "What bounds the inner loop?");
+  REQUIRE(seq.ok());
+  CHECK(*seq == 10);
+  CHECK(server.service().posted_messages().at(0).text() == "What bounds the inner loop?");
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 // FakeCoordinator: a scripted Coordinator service on a loopback port, for
 // testing the CLI's RPC paths (token metadata, stream breaks, error mapping)
-// without the real server. Thread-safe: gRPC calls it from its own threads.
+// without the real server. Holds one job and one session; the session's
+// trace is a fixed list of events that WatchSession calls play, each call
+// from its from_seq, cut short as a script says. Thread-safe: gRPC calls it
+// from its own threads.
 #ifndef KERNELSEEK_TESTS_CLIENT_FAKE_COORDINATOR_H_
 #define KERNELSEEK_TESTS_CLIENT_FAKE_COORDINATOR_H_
 
@@ -23,6 +26,13 @@ namespace kseek::testing {
 // What one WatchJob call sends before ending with `end`.
 struct WatchScript {
   std::vector<kernelseek::v1::Job> updates;
+  grpc::Status end = grpc::Status::OK;
+};
+
+// What one WatchSession call does: sends up to `max_events` of the events
+// after the request's from_seq (-1: all of them), then ends with `end`.
+struct SessionWatchScript {
+  int max_events = -1;
   grpc::Status end = grpc::Status::OK;
 };
 
@@ -61,6 +71,48 @@ class FakeCoordinator final : public kernelseek::v1::Coordinator::Service {
   kernelseek::v1::JobSpec last_submitted() const {
     absl::MutexLock lock(&mu_);
     return last_submitted_;
+  }
+
+  // The one session: StartSession answers details.session(), GetSession the
+  // details, ListSessions the session, StopSession the session stopped;
+  // other ids are NOT_FOUND.
+  void SetSession(kernelseek::v1::SessionDetails details) {
+    absl::MutexLock lock(&mu_);
+    session_ = std::move(details);
+  }
+  void SetSessionEvents(std::vector<kernelseek::v1::SessionEvent> events) {
+    absl::MutexLock lock(&mu_);
+    events_ = std::move(events);
+  }
+  // WatchSession call number i plays scripts[min(i, size - 1)]; no scripts:
+  // every call sends all events after from_seq and ends OK.
+  void SetSessionWatchScripts(std::vector<SessionWatchScript> scripts) {
+    absl::MutexLock lock(&mu_);
+    session_scripts_ = std::move(scripts);
+  }
+  void SetBestKernel(kernelseek::v1::KernelVersion version) {
+    absl::MutexLock lock(&mu_);
+    best_ = std::move(version);
+  }
+  kernelseek::v1::SessionSpec last_session_spec() const {
+    absl::MutexLock lock(&mu_);
+    return last_session_spec_;
+  }
+  std::vector<kernelseek::v1::WatchSessionRequest> session_watch_requests() const {
+    absl::MutexLock lock(&mu_);
+    return session_watch_requests_;
+  }
+  std::vector<kernelseek::v1::PostMessageRequest> posted_messages() const {
+    absl::MutexLock lock(&mu_);
+    return posted_;
+  }
+  int stop_calls() const {
+    absl::MutexLock lock(&mu_);
+    return stop_calls_;
+  }
+  int list_sessions_limit() const {
+    absl::MutexLock lock(&mu_);
+    return list_sessions_limit_;
   }
 
   grpc::Status SubmitJob(grpc::ServerContext* context,
@@ -125,7 +177,108 @@ class FakeCoordinator final : public kernelseek::v1::Coordinator::Service {
     return grpc::Status::OK;
   }
 
+  grpc::Status StartSession(grpc::ServerContext* context,
+                            const kernelseek::v1::StartSessionRequest* request,
+                            kernelseek::v1::Session* response) override {
+    if (grpc::Status s = Authenticate(context); !s.ok()) return s;
+    absl::MutexLock lock(&mu_);
+    last_session_spec_ = request->spec();
+    *response = session_.session();
+    return grpc::Status::OK;
+  }
+
+  grpc::Status GetSession(grpc::ServerContext* context,
+                          const kernelseek::v1::GetSessionRequest* request,
+                          kernelseek::v1::SessionDetails* response) override {
+    if (grpc::Status s = Authenticate(context); !s.ok()) return s;
+    absl::MutexLock lock(&mu_);
+    if (grpc::Status s = FindSessionLocked(request->session_id()); !s.ok()) return s;
+    *response = session_;
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ListSessions(grpc::ServerContext* context,
+                            const kernelseek::v1::ListSessionsRequest* request,
+                            kernelseek::v1::ListSessionsResponse* response) override {
+    if (grpc::Status s = Authenticate(context); !s.ok()) return s;
+    absl::MutexLock lock(&mu_);
+    list_sessions_limit_ = request->limit();
+    *response->add_sessions() = session_.session();
+    return grpc::Status::OK;
+  }
+
+  grpc::Status PostMessage(grpc::ServerContext* context,
+                           const kernelseek::v1::PostMessageRequest* request,
+                           kernelseek::v1::PostMessageResponse* response) override {
+    if (grpc::Status s = Authenticate(context); !s.ok()) return s;
+    absl::MutexLock lock(&mu_);
+    if (grpc::Status s = FindSessionLocked(request->session_id()); !s.ok()) return s;
+    posted_.push_back(*request);
+    response->set_seq(session_.session().last_seq() + static_cast<int64_t>(posted_.size()));
+    return grpc::Status::OK;
+  }
+
+  grpc::Status WatchSession(grpc::ServerContext* context,
+                            const kernelseek::v1::WatchSessionRequest* request,
+                            grpc::ServerWriter<kernelseek::v1::SessionEvent>* writer) override {
+    if (grpc::Status s = Authenticate(context); !s.ok()) return s;
+    std::vector<kernelseek::v1::SessionEvent> to_send;
+    SessionWatchScript script;
+    {
+      absl::MutexLock lock(&mu_);
+      if (grpc::Status s = FindSessionLocked(request->session_id()); !s.ok()) return s;
+      if (!session_scripts_.empty()) {
+        script =
+            session_scripts_[std::min(session_watch_requests_.size(), session_scripts_.size() - 1)];
+      }
+      session_watch_requests_.push_back(*request);
+      for (const kernelseek::v1::SessionEvent& event : events_) {
+        if (event.seq() <= request->from_seq()) continue;
+        if (script.max_events >= 0 && static_cast<int>(to_send.size()) >= script.max_events) break;
+        to_send.push_back(event);
+      }
+    }
+    for (const kernelseek::v1::SessionEvent& event : to_send) writer->Write(event);
+    return script.end;
+  }
+
+  grpc::Status StopSession(grpc::ServerContext* context,
+                           const kernelseek::v1::StopSessionRequest* request,
+                           kernelseek::v1::Session* response) override {
+    if (grpc::Status s = Authenticate(context); !s.ok()) return s;
+    absl::MutexLock lock(&mu_);
+    if (grpc::Status s = FindSessionLocked(request->session_id()); !s.ok()) return s;
+    ++stop_calls_;
+    kernelseek::v1::Session* session = session_.mutable_session();
+    session->set_state(kernelseek::v1::SESSION_STATE_STOPPED);
+    session->set_status("stopped by a user");
+    *response = *session;
+    return grpc::Status::OK;
+  }
+
+  grpc::Status GetBestKernel(grpc::ServerContext* context,
+                             const kernelseek::v1::GetBestKernelRequest* request,
+                             kernelseek::v1::KernelVersion* response) override {
+    if (grpc::Status s = Authenticate(context); !s.ok()) return s;
+    absl::MutexLock lock(&mu_);
+    if (grpc::Status s = FindSessionLocked(request->session_id()); !s.ok()) return s;
+    if (best_.id().empty()) {
+      return grpc::Status(
+          grpc::StatusCode::FAILED_PRECONDITION,
+          absl::StrCat("session ", request->session_id(), " has no counted kernel version yet"));
+    }
+    *response = best_;
+    return grpc::Status::OK;
+  }
+
  private:
+  grpc::Status FindSessionLocked(const std::string& id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (id.empty() || id != session_.session().id()) {
+      return grpc::Status(grpc::StatusCode::NOT_FOUND, absl::StrCat("no session ", id));
+    }
+    return grpc::Status::OK;
+  }
+
   grpc::Status Authenticate(grpc::ServerContext* context) {
     std::string seen;
     auto it = context->client_metadata().find("authorization");
@@ -148,6 +301,15 @@ class FakeCoordinator final : public kernelseek::v1::Coordinator::Service {
   std::string scenario_problem_ ABSL_GUARDED_BY(mu_);
   kernelseek::v1::ListScenariosResponse scenarios_ ABSL_GUARDED_BY(mu_);
   kernelseek::v1::ListScenariosRequest last_scenarios_request_ ABSL_GUARDED_BY(mu_);
+  kernelseek::v1::SessionDetails session_ ABSL_GUARDED_BY(mu_);
+  std::vector<kernelseek::v1::SessionEvent> events_ ABSL_GUARDED_BY(mu_);
+  std::vector<SessionWatchScript> session_scripts_ ABSL_GUARDED_BY(mu_);
+  kernelseek::v1::KernelVersion best_ ABSL_GUARDED_BY(mu_);
+  kernelseek::v1::SessionSpec last_session_spec_ ABSL_GUARDED_BY(mu_);
+  std::vector<kernelseek::v1::WatchSessionRequest> session_watch_requests_ ABSL_GUARDED_BY(mu_);
+  std::vector<kernelseek::v1::PostMessageRequest> posted_ ABSL_GUARDED_BY(mu_);
+  int stop_calls_ ABSL_GUARDED_BY(mu_) = 0;
+  int list_sessions_limit_ ABSL_GUARDED_BY(mu_) = -1;
 };
 
 // Serves a FakeCoordinator on 127.0.0.1 at a port chosen by the OS.

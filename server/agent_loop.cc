@@ -1,0 +1,474 @@
+#include "server/agent_loop.h"
+
+#include <google/protobuf/util/time_util.h>
+
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "common/log.h"
+#include "server/llm/chat_json.h"
+#include "server/llm/replay_client.h"
+
+namespace kseek {
+namespace {
+
+using kernelseek::v1::Session;
+using kernelseek::v1::SessionEvent;
+using kernelseek::v1::SessionSpec;
+using kernelseek::v1::Trigger;
+using nlohmann::json;
+
+int64_t ParseId(const std::string& id) {
+  int64_t value = 0;
+  return absl::SimpleAtoi(id, &value) ? value : 0;
+}
+
+google::protobuf::Timestamp ToTimestamp(absl::Time t) {
+  return google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(t));
+}
+
+std::string StateName(kernelseek::v1::SessionState state) {
+  std::string name = kernelseek::v1::SessionState_Name(state);
+  return name.substr(std::string("SESSION_STATE_").size());
+}
+
+// Which of two decision points of one turn is acted on: the one that says
+// most about what the agent should reconsider.
+int Priority(Trigger t) {
+  switch (t) {
+    case kernelseek::v1::TRIGGER_EARLY_FINISH: return 5;
+    case kernelseek::v1::TRIGGER_REPEATED_FAILURE: return 4;
+    case kernelseek::v1::TRIGGER_CLAIMED_LIMIT: return 3;
+    case kernelseek::v1::TRIGGER_PLATEAU: return 2;
+    case kernelseek::v1::TRIGGER_LARGE_GAIN: return 1;
+    default: return 0;
+  }
+}
+
+void Prefer(std::optional<Trigger>* current, std::optional<Trigger> candidate) {
+  if (candidate.has_value() && (!current->has_value() || Priority(*candidate) > Priority(**current))) {
+    *current = candidate;
+  }
+}
+
+std::string TriggerDescription(Trigger t) {
+  switch (t) {
+    case kernelseek::v1::TRIGGER_PLATEAU: return "several benchmarks without real gain";
+    case kernelseek::v1::TRIGGER_CLAIMED_LIMIT: return "you claimed a limit";
+    case kernelseek::v1::TRIGGER_REPEATED_FAILURE: return "several compile or verify failures in a row";
+    case kernelseek::v1::TRIGGER_EARLY_FINISH: return "you tried to finish below the target";
+    case kernelseek::v1::TRIGGER_LARGE_GAIN: return "a large gain";
+    default: return "a message";
+  }
+}
+
+const char* ModeName(kernelseek::v1::QuestionMode mode) {
+  switch (mode) {
+    case kernelseek::v1::QUESTION_MODE_HUMAN: return "human";
+    case kernelseek::v1::QUESTION_MODE_BANK: return "bank";
+    case kernelseek::v1::QUESTION_MODE_SELF: return "self";
+    case kernelseek::v1::QUESTION_MODE_OFF: return "off";
+    default: return "unspecified";
+  }
+}
+
+}  // namespace
+
+AgentLoop::AgentLoop(Store* store, const Clock* clock, const QuestionBank* bank, JobRunner* jobs,
+                     std::unique_ptr<llm::LlmClient> llm, Session session, std::function<void()> on_event)
+    : store_(store),
+      clock_(clock),
+      bank_(bank),
+      llm_(std::move(llm)),
+      on_event_(std::move(on_event)),
+      session_id_(ParseId(session.id())),
+      session_(session),
+      tools_(store, jobs, ParseId(session.id()), session.user(), session.spec(),
+             [this](const std::string& kind, const std::string& author, json payload) {
+               return Append(kind, author, std::move(payload));
+             }),
+      policy_(session.spec().policy()) {}
+
+json AgentLoop::Prompt(const SessionSpec& spec) {
+  std::vector<std::string> tools;
+  for (const llm::ToolDefinition& d : AgentTools::Definitions()) tools.push_back(absl::StrCat("- ", d.name, ": ", d.description));
+  std::string system = absl::StrFormat(
+      "You are improving the performance of a CUDA kernel.\n"
+      "Problem: %s. Target architecture: %s.\n"
+      "Goal: a geometric-mean speedup of at least %.3fx over the baseline \"%s\" on the benchmark scenarios \"%s\", "
+      "while passing every verification scenario \"%s\".\n"
+      "Workspace: the kernel is the file %s. Keep it one .cu file using only CUDA C++ and inline PTX, with the same "
+      "extern \"C\" launch function.\n"
+      "Tools:\n%s\n"
+      "Rules: every number comes from the harness, which compiles, verifies and benchmarks on real workers; claim "
+      "nothing you have not measured. Every edit of the kernel makes a new version; a version counts only when it "
+      "compiled, passed every verification scenario and was benchmarked. finish is accepted only when a counted "
+      "version meets the target. You have %d model turns.",
+      spec.problem(), spec.arch(), spec.target_speedup(), spec.baseline(), spec.bench_scenarios(),
+      spec.verify_scenarios(), spec.kernel_name(), absl::StrJoin(tools, "\n"), spec.max_steps());
+  std::string user = absl::StrCat("Begin: read ", spec.kernel_name(), " and make it faster.");
+  return {{"system", system}, {"user", user}};
+}
+
+absl::StatusOr<int64_t> AgentLoop::Append(const std::string& kind, const std::string& author, json payload) {
+  SessionEvent event;
+  event.set_kind(kind);
+  event.set_author(author);
+  event.set_payload_json(payload.dump(-1, ' ', false, json::error_handler_t::replace));
+  *event.mutable_time() = ToTimestamp(clock_->Now());
+  absl::StatusOr<int64_t> seq;
+  {
+    absl::MutexLock lock(&mu_);
+    if (ended_) return absl::CancelledError(absl::StrCat("session ", session_id_, " has ended"));
+    seq = store_->AppendSessionEvent(session_id_, event);
+  }
+  if (seq.ok() && on_event_) on_event_();
+  return seq;
+}
+
+void AgentLoop::SaveProgress() {
+  session_.set_best_version(tools_.best_version());
+  session_.set_best_speedup(tools_.best_speedup());
+  *session_.mutable_updated() = ToTimestamp(clock_->Now());
+  absl::MutexLock lock(&mu_);
+  if (ended_) return;
+  if (absl::Status s = store_->UpdateSession(session_); !s.ok()) {
+    Log(absl::StrCat("session ", session_id_, ": saving progress: ", s.message()));
+  }
+}
+
+void AgentLoop::Finish(kernelseek::v1::SessionState state, const std::string& status) {
+  SaveProgress();
+  SessionEvent event;
+  event.set_kind("state_change");
+  event.set_author("harness");
+  event.set_payload_json(json{{"state", StateName(state)}, {"status", status}}.dump());
+  *event.mutable_time() = ToTimestamp(clock_->Now());
+  {
+    absl::MutexLock lock(&mu_);
+    if (ended_) return;
+    ended_ = true;
+    session_.set_state(state);
+    session_.set_status(status);
+    if (absl::Status s = store_->AppendSessionEvent(session_id_, event).status(); !s.ok()) {
+      Log(absl::StrCat("session ", session_id_, ": recording the end: ", s.message()));
+    }
+    if (absl::Status s = store_->UpdateSession(session_); !s.ok()) {
+      Log(absl::StrCat("session ", session_id_, ": recording the end: ", s.message()));
+    }
+  }
+  Log(absl::StrCat("session ", session_id_, " ", StateName(state), ": ", status));
+  if (on_event_) on_event_();
+}
+
+absl::StatusOr<Session> AgentLoop::Stop(const std::string& user) {
+  stop_requested_ = true;
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<std::optional<Session>> stored = store_->GetSession(session_id_);
+  if (!stored.ok()) return stored.status();
+  if (!stored->has_value()) return absl::NotFoundError(absl::StrCat("session ", session_id_, " not found"));
+  Session session = **stored;
+  if (ended_) return session;
+  ended_ = true;
+  const std::string status = absl::StrCat("stopped by ", user);
+  SessionEvent event;
+  event.set_kind("state_change");
+  event.set_author(user);
+  event.set_payload_json(json{{"state", "STOPPED"}, {"status", status}}.dump());
+  *event.mutable_time() = ToTimestamp(clock_->Now());
+  absl::StatusOr<int64_t> seq = store_->AppendSessionEvent(session_id_, event);
+  if (!seq.ok()) return seq.status();
+  session.set_state(kernelseek::v1::SESSION_STATE_STOPPED);
+  session.set_status(status);
+  *session.mutable_updated() = ToTimestamp(clock_->Now());
+  if (absl::Status s = store_->UpdateSession(session); !s.ok()) return s;
+  session.set_last_seq(*seq);
+  if (on_event_) on_event_();
+  return session;
+}
+
+bool AgentLoop::ended() {
+  absl::MutexLock lock(&mu_);
+  return ended_;
+}
+
+absl::Status AgentLoop::Load() {
+  if (absl::Status s = tools_.Load(); !s.ok()) return s;
+  transcript_.clear();
+  asked_bank_ids_.clear();
+  session_.set_steps(0);
+  int64_t after = 0;
+  while (true) {
+    absl::StatusOr<std::vector<SessionEvent>> events = store_->ListSessionEvents(session_id_, after, 500);
+    if (!events.ok()) return events.status();
+    if (events->empty()) break;
+    for (const SessionEvent& event : *events) {
+      if (absl::Status s = Replay(event); !s.ok()) {
+        return absl::DataLossError(absl::StrCat("session ", session_id_, " event ", event.seq(), ": ", s.message()));
+      }
+      after = event.seq();
+    }
+  }
+  if (transcript_.empty()) return absl::DataLossError(absl::StrCat("session ", session_id_, " has no prompt event"));
+  return absl::OkStatus();
+}
+
+absl::Status AgentLoop::Replay(const SessionEvent& event) {
+  json payload = json::parse(event.payload_json(), nullptr, false);
+  if (payload.is_discarded()) return absl::InvalidArgumentError("payload is not JSON");
+  const std::string& kind = event.kind();
+  if (kind == "prompt") {
+    transcript_.push_back(llm::SystemMessage(payload.value("system", "")));
+    transcript_.push_back(llm::UserMessage(payload.value("user", "")));
+  } else if (kind == llm::kModelTurnEventKind) {
+    absl::StatusOr<llm::ChatResponse> response = llm::ChatResponseFromJson(payload);
+    if (!response.ok()) return response.status();
+    policy_.OnModelText(response->message.content);
+    transcript_.push_back(response->message);
+    session_.set_steps(session_.steps() + 1);
+  } else if (kind == "tool_result") {
+    transcript_.push_back(llm::ToolResultMessage(payload.value("id", ""), payload.value("content", ""),
+                                                 payload.value("is_error", false)));
+    policy_.OnToolOutcome(payload.value("name", ""), ToolSignalFromName(payload.value("signal", "none")),
+                          payload.value("speedup", 0.0));
+  } else if (kind == "question" || kind == "harness_message") {
+    transcript_.push_back(llm::UserMessage(payload.value("prompt", payload.value("text", ""))));
+    if (kind == "question" && payload.value("source", "") == "bank") {
+      asked_bank_ids_.push_back(payload.value("question_id", ""));
+    }
+  } else if (kind == "skipped_turn") {
+    session_.set_steps(session_.steps() + 1);
+  }
+  return absl::OkStatus();
+}
+
+void AgentLoop::Run() {
+  // A crash between a tool call and its result leaves calls unanswered; both
+  // wire formats need an answer for every call.
+  size_t last_assistant = transcript_.size();
+  for (size_t i = transcript_.size(); i-- > 0;) {
+    if (transcript_[i].role == llm::ChatRole::kAssistant) {
+      last_assistant = i;
+      break;
+    }
+  }
+  if (last_assistant < transcript_.size()) {
+    std::vector<llm::ToolCall> calls = transcript_[last_assistant].tool_calls;
+    for (const llm::ToolCall& call : calls) {
+      bool answered = false;
+      for (size_t i = last_assistant + 1; i < transcript_.size(); ++i) {
+        if (transcript_[i].role == llm::ChatRole::kTool && transcript_[i].tool_call_id == call.id) answered = true;
+      }
+      if (answered) continue;
+      const std::string text = "not run: the server restarted while this call was pending; call it again if needed";
+      if (!Append("tool_result", "harness",
+                  {{"id", call.id}, {"name", call.name}, {"content", text}, {"is_error", true}, {"signal", "none"}})
+               .ok()) {
+        return;
+      }
+      transcript_.push_back(llm::ToolResultMessage(call.id, text, true));
+    }
+  }
+  while (!cancelled() && Step()) {
+  }
+}
+
+bool AgentLoop::Step() {
+  const SessionSpec& spec = session_.spec();
+  if (session_.steps() >= spec.max_steps()) {
+    Finish(kernelseek::v1::SESSION_STATE_EXHAUSTED,
+           absl::StrFormat("the budget of %d model turns is spent; best %.3fx, target %.3fx", spec.max_steps(),
+                           tools_.best_speedup(), spec.target_speedup()));
+    return false;
+  }
+  if (spec.questions() == kernelseek::v1::QUESTION_MODE_HUMAN) {
+    if (absl::Status s = DeliverHumanMessages(kernelseek::v1::TRIGGER_UNSPECIFIED).status(); !s.ok()) {
+      if (!cancelled()) Finish(kernelseek::v1::SESSION_STATE_FAILED, absl::StrCat("store: ", s.message()));
+      return false;
+    }
+  }
+  llm::ChatRequest request;
+  request.messages = transcript_;
+  request.tools = AgentTools::Definitions();
+  request.max_output_tokens = spec.llm().max_tokens();
+  absl::StatusOr<llm::ChatResponse> response = llm_->Complete(request);
+  if (cancelled()) return false;
+  if (!response.ok()) {
+    if (response.status().code() == absl::StatusCode::kResourceExhausted) {
+      // The reply itself was too large to take: tell the model and go on; the
+      // turn counts against the budget so this cannot loop forever.
+      if (!Append("skipped_turn", "harness", {{"error", std::string(response.status().message())}}).ok()) return false;
+      session_.set_steps(session_.steps() + 1);
+      SaveProgress();
+      return AddHarnessMessage(absl::StrCat("Your last reply was discarded: ", response.status().message(),
+                                            ". Keep replies short; write large files in parts."))
+          .ok();
+    }
+    Finish(kernelseek::v1::SESSION_STATE_FAILED,
+           absl::StrCat("the LLM call failed (", absl::StatusCodeToString(response.status().code()),
+                        "): ", response.status().message()));
+    return false;
+  }
+  llm::ChatResponse& turn = *response;
+  if (turn.message.content.size() > kMaxModelTextBytes) {
+    const size_t total = turn.message.content.size();
+    turn.message.content.resize(kMaxModelTextBytes);
+    absl::StrAppend(&turn.message.content, "\n[cut by the harness: ", total - kMaxModelTextBytes, " more bytes]");
+  }
+  if (!Append(llm::kModelTurnEventKind, "model", llm::ChatResponseToJson(turn)).ok()) return false;
+  session_.set_steps(session_.steps() + 1);
+  transcript_.push_back(turn.message);
+  SaveProgress();
+
+  std::optional<Trigger> trigger;
+  Prefer(&trigger, policy_.OnModelText(turn.message.content));
+  if (turn.message.tool_calls.empty()) {
+    std::string nudge = turn.stop_reason == llm::StopReason::kMaxTokens
+                            ? "Your reply was cut at the output limit. Continue with the tools, in smaller steps."
+                            : "No tool was called. Continue with the tools; call finish(summary) when a measured "
+                              "version meets the target.";
+    if (!AddHarnessMessage(nudge).ok()) return false;
+  }
+  for (const llm::ToolCall& call : turn.message.tool_calls) {
+    std::string arguments = call.arguments;
+    if (arguments.size() > kMaxModelTextBytes) arguments = arguments.substr(0, kMaxModelTextBytes) + "[cut]";
+    absl::StatusOr<int64_t> call_seq =
+        Append("tool_call", "model", {{"id", call.id}, {"name", call.name}, {"arguments", arguments}});
+    if (!call_seq.ok()) return false;
+    absl::StatusOr<ToolOutcome> outcome = tools_.Execute(call, *call_seq, [this] { return cancelled(); });
+    if (!outcome.ok()) {
+      if (!cancelled()) {
+        Finish(kernelseek::v1::SESSION_STATE_FAILED,
+               absl::StrCat("tool ", call.name, " could not record its work: ", outcome.status().message()));
+      }
+      return false;
+    }
+    json result = {{"id", call.id},
+                   {"name", call.name},
+                   {"content", outcome->content},
+                   {"is_error", outcome->is_error},
+                   {"signal", ToolSignalName(outcome->signal)}};
+    if (outcome->signal == ToolSignal::kBenched) result["speedup"] = outcome->speedup;
+    if (!Append("tool_result", "harness", std::move(result)).ok()) return false;
+    transcript_.push_back(llm::ToolResultMessage(call.id, outcome->content, outcome->is_error));
+    Prefer(&trigger, policy_.OnToolOutcome(call.name, outcome->signal, outcome->speedup));
+    SaveProgress();
+    if (outcome->signal == ToolSignal::kFinishAccepted) {
+      Finish(kernelseek::v1::SESSION_STATE_SUCCEEDED,
+             absl::StrFormat("goal met: version %s at %.3fx >= target %.3fx", tools_.best_version(),
+                             tools_.best_speedup(), spec.target_speedup()));
+      return false;
+    }
+  }
+  if (trigger.has_value()) {
+    if (absl::Status s = Decide(*trigger); !s.ok()) {
+      if (!cancelled()) Finish(kernelseek::v1::SESSION_STATE_FAILED, absl::StrCat("store: ", s.message()));
+      return false;
+    }
+  }
+  return true;
+}
+
+absl::Status AgentLoop::AddHarnessMessage(const std::string& text) {
+  absl::StatusOr<int64_t> seq = Append("harness_message", "harness", {{"text", text}});
+  if (!seq.ok()) return seq.status();
+  transcript_.push_back(llm::UserMessage(text));
+  return absl::OkStatus();
+}
+
+absl::Status AgentLoop::Decide(Trigger trigger) {
+  const kernelseek::v1::Layer layer = policy_.CurrentLayer();
+  const kernelseek::v1::QuestionMode mode = session_.spec().questions();
+  json decision = {{"trigger", TriggerName(trigger)},
+                   {"mode", ModeName(mode)},
+                   {"layer", kernelseek::v1::Layer_Name(layer)}};
+  absl::StatusOr<std::vector<int64_t>> pending = store_->PendingMessageSeqs(session_id_);
+  if (!pending.ok()) return pending.status();
+  if (!pending->empty()) {
+    decision["action"] = "human_message";
+    if (absl::Status s = Append("policy_decision", "policy", decision).status(); !s.ok()) return s;
+    return DeliverHumanMessages(trigger).status();
+  }
+  const std::string header = absl::StrCat("Decision point (", TriggerDescription(trigger), "). ");
+  if (mode == kernelseek::v1::QUESTION_MODE_BANK && bank_ != nullptr) {
+    absl::StatusOr<const kernelseek::v1::Question*> question = bank_->Pick(trigger, layer, asked_bank_ids_);
+    if (!question.ok()) {
+      decision["action"] = "none";
+      decision["reason"] = std::string(question.status().message());
+      return Append("policy_decision", "policy", decision).status();
+    }
+    decision["action"] = "bank_question";
+    decision["question_id"] = (*question)->id();
+    if (absl::Status s = Append("policy_decision", "policy", decision).status(); !s.ok()) return s;
+    asked_bank_ids_.push_back((*question)->id());
+    return Ask(trigger, "bank", (*question)->text(), absl::StrCat(header, "Question: ", (*question)->text()),
+               {{"question_id", (*question)->id()}});
+  }
+  if (mode == kernelseek::v1::QUESTION_MODE_SELF && bank_ != nullptr) {
+    std::vector<std::string> texts;
+    for (const kernelseek::v1::Question& q : bank_->questions()) {
+      for (int t : q.triggers()) {
+        if (t == trigger) texts.push_back(absl::StrCat("- ", q.text()));
+      }
+    }
+    decision["action"] = "self_question";
+    if (absl::Status s = Append("policy_decision", "policy", decision).status(); !s.ok()) return s;
+    std::string text = absl::StrCat(
+        header,
+        "Before you act, pick the one question from this list that most applies to where you are, write it down, "
+        "answer it yourself from evidence you can measure, and then act on your answer:\n",
+        absl::StrJoin(texts, "\n"));
+    return Ask(trigger, "self", text, text, json::object());
+  }
+  decision["action"] = "none";
+  return Append("policy_decision", "policy", decision).status();
+}
+
+absl::StatusOr<int> AgentLoop::DeliverHumanMessages(Trigger trigger) {
+  absl::StatusOr<std::vector<int64_t>> pending = store_->PendingMessageSeqs(session_id_);
+  if (!pending.ok()) return pending.status();
+  int delivered = 0;
+  for (int64_t message_seq : *pending) {
+    absl::StatusOr<std::vector<SessionEvent>> events = store_->ListSessionEvents(session_id_, message_seq - 1, 1);
+    if (!events.ok()) return events.status();
+    if (events->empty()) continue;
+    json message = json::parse(events->front().payload_json(), nullptr, false);
+    const std::string text = message.is_object() ? message.value("text", "") : "";
+    const std::string& author = events->front().author();
+    std::string prompt = trigger == kernelseek::v1::TRIGGER_UNSPECIFIED
+                             ? absl::StrCat("A message from ", author, ": ", text)
+                             : absl::StrCat("Decision point (", TriggerDescription(trigger), "). A question from ",
+                                            author, ": ", text);
+    if (absl::Status s = Ask(trigger, "human", text, prompt, {{"message_seq", message_seq}, {"from", author}});
+        !s.ok()) {
+      return s;
+    }
+    ++delivered;
+  }
+  return delivered;
+}
+
+absl::Status AgentLoop::Ask(Trigger trigger, const std::string& source, const std::string& text,
+                            const std::string& prompt, json extra) {
+  json payload = {{"trigger", trigger == kernelseek::v1::TRIGGER_UNSPECIFIED ? "" : TriggerName(trigger)},
+                  {"source", source},
+                  {"text", text},
+                  {"prompt", prompt},
+                  {"best_speedup_before", tools_.best_speedup()}};
+  for (auto& [key, value] : extra.items()) payload[key] = value;
+  absl::StatusOr<int64_t> seq = Append("question", "policy", payload);
+  if (!seq.ok()) return seq.status();
+  if (source == "human") {
+    if (absl::Status s = store_->MarkMessageDelivered(session_id_, payload["message_seq"].get<int64_t>(), *seq);
+        !s.ok()) {
+      return s;
+    }
+  }
+  transcript_.push_back(llm::UserMessage(prompt));
+  return absl::OkStatus();
+}
+
+}  // namespace kseek

@@ -1,0 +1,49 @@
+#include "server/job_runner.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "common/properties.h"
+#include "server/job_validation.h"
+
+namespace kseek {
+
+absl::StatusOr<kernelseek::v1::Job> QueueJobRunner::Run(const std::string& user, kernelseek::v1::JobSpec spec,
+                                                         const std::function<bool()>& cancelled) {
+  // A job no connected worker can run would wait in the queue until one
+  // connects; an agent is better told at once (verify and bench need a GPU).
+  kernelseek::v1::JobSpec probe = spec;
+  absl::StatusOr<std::vector<kernelseek::v1::Property>> requirements = ValidateJobSpec(&probe, *problems_);
+  if (!requirements.ok()) return requirements.status();
+  PropertyList wanted(requirements->begin(), requirements->end());
+  bool runnable = false;
+  for (const kernelseek::v1::WorkerInfo& worker : queue_->ListWorkers()) {
+    if (worker.state() != "offline" && RequirementsMatch(wanted, worker.capabilities())) runnable = true;
+  }
+  if (!runnable) {
+    std::vector<std::string> needs;
+    for (const kernelseek::v1::Property& p : wanted) needs.push_back(absl::StrCat(p.key(), "=", p.value()));
+    return absl::UnavailableError(absl::StrCat("no connected worker can run this ",
+                                               kernelseek::v1::JobKind_Name(spec.kind()), " job (it needs ",
+                                               absl::StrJoin(needs, ", "), "); nothing was queued"));
+  }
+  absl::StatusOr<std::string> id = queue_->Submit(user, std::move(spec));
+  if (!id.ok()) return id.status();
+  const absl::Time deadline = absl::Now() + max_wait_;
+  while (true) {
+    uint64_t generation = queue_->generation();
+    absl::StatusOr<kernelseek::v1::Job> job = queue_->GetJob(*id);
+    if (!job.ok()) return job.status();
+    if (job->state() == kernelseek::v1::JOB_STATE_SUCCEEDED || job->state() == kernelseek::v1::JOB_STATE_FAILED) {
+      return *std::move(job);
+    }
+    if (cancelled()) return absl::CancelledError(absl::StrCat("stopped while job ", *id, " was running"));
+    if (absl::Now() > deadline || queue_->shutting_down()) {
+      return absl::DeadlineExceededError(absl::StrCat("job ", *id, " did not finish within ",
+                                                      absl::FormatDuration(max_wait_), "; it stays queued"));
+    }
+    queue_->AwaitChange(generation, absl::Seconds(1));
+  }
+}
+
+}  // namespace kseek

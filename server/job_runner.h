@@ -1,0 +1,49 @@
+// JobRunner: runs one job to its end for a session's agent tools (compile,
+// verify, bench) and hands back the finished job. QueueJobRunner submits to
+// the server's JobQueue as the session's user, so the job is an ordinary job
+// (listed, stored, leased to a real worker); tests substitute canned results.
+#ifndef KERNELSEEK_SERVER_JOB_RUNNER_H_
+#define KERNELSEEK_SERVER_JOB_RUNNER_H_
+
+#include <functional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "proto/kernelseek.pb.h"
+#include "server/job_queue.h"
+#include "server/problem_catalog.h"
+
+namespace kseek {
+
+class JobRunner {
+ public:
+  virtual ~JobRunner() = default;
+
+  // Submits `spec` as `user` and waits for the job to finish (SUCCEEDED or
+  // FAILED). Errors: INVALID_ARGUMENT for a spec the queue refuses;
+  // UNAVAILABLE when no connected worker could run it (nothing is queued
+  // then); DEADLINE_EXCEEDED when it did not finish in time; CANCELLED once
+  // `cancelled()` returns true.
+  virtual absl::StatusOr<kernelseek::v1::Job> Run(const std::string& user, kernelseek::v1::JobSpec spec,
+                                                  const std::function<bool()>& cancelled) = 0;
+};
+
+// Runs jobs through a JobQueue. Thread-safe (the queue is); owns nothing.
+class QueueJobRunner final : public JobRunner {
+ public:
+  QueueJobRunner(JobQueue* queue, const ProblemCatalog* problems, absl::Duration max_wait)
+      : queue_(queue), problems_(problems), max_wait_(max_wait) {}
+
+  absl::StatusOr<kernelseek::v1::Job> Run(const std::string& user, kernelseek::v1::JobSpec spec,
+                                          const std::function<bool()>& cancelled) override;
+
+ private:
+  JobQueue* const queue_;
+  const ProblemCatalog* const problems_;
+  const absl::Duration max_wait_;
+};
+
+}  // namespace kseek
+
+#endif  // KERNELSEEK_SERVER_JOB_RUNNER_H_

@@ -1,0 +1,121 @@
+// SessionManager: the optimization sessions of the server. Validates and
+// stores new sessions, runs each RUNNING session's AgentLoop on its own
+// thread, resumes RUNNING sessions after a restart (Recover), and answers
+// queries from the stored trace. The gRPC layer (CoordinatorService) only
+// decodes and encodes.
+//
+// Thread-safe. Does not own the store, clock, catalog, bank or job runner;
+// owns the loops and their threads (joined by Shutdown or the destructor).
+#ifndef KERNELSEEK_SERVER_SESSION_MANAGER_H_
+#define KERNELSEEK_SERVER_SESSION_MANAGER_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
+#include "proto/kernelseek.pb.h"
+#include "server/agent_loop.h"
+#include "server/job_runner.h"
+#include "server/llm/http_client.h"
+#include "server/llm/llm_client.h"
+#include "server/problem_catalog.h"
+#include "server/question_bank.h"
+#include "server/store.h"
+
+namespace kseek {
+
+// Makes the LLM client of a session from its (validated) configuration.
+using LlmClientFactory =
+    std::function<absl::StatusOr<std::unique_ptr<llm::LlmClient>>(const kernelseek::v1::LlmConfig& config)>;
+
+// Retry and timeout settings for the HTTP providers.
+struct LlmClientOptions {
+  int max_attempts = 5;
+  absl::Duration initial_backoff = absl::Seconds(1);
+  absl::Duration request_timeout = absl::Minutes(5);
+};
+
+// The production factory: "openai" and "anthropic" over `http`, "replay"
+// from the trace file named in the config. Does not own `http` or `clock`.
+LlmClientFactory MakeLlmClientFactory(llm::HttpClient* http, const Clock* clock, LlmClientOptions options);
+
+class SessionManager {
+ public:
+  SessionManager(Store* store, const Clock* clock, const ProblemCatalog* problems, const QuestionBank* bank,
+                 JobRunner* jobs, LlmClientFactory llm_factory);
+  ~SessionManager();
+
+  // Resumes every session stored as RUNNING from its last event. A session
+  // whose LLM client cannot be made again (e.g. its key variable is gone) is
+  // ended FAILED with the reason.
+  absl::Status Recover();
+
+  // Validates `spec` (INVALID_ARGUMENT naming the field; FAILED_PRECONDITION
+  // when the server lacks what it needs, e.g. the API key variable), stores
+  // the session with its first kernel version and starts its loop.
+  absl::StatusOr<kernelseek::v1::Session> StartSession(const std::string& user, kernelseek::v1::SessionSpec spec);
+  // NOT_FOUND for an unknown id.
+  absl::StatusOr<kernelseek::v1::SessionDetails> GetSession(const std::string& id);
+  absl::StatusOr<std::vector<kernelseek::v1::Session>> ListSessions(int limit);
+  // Stores a human message (a "human_message" event, returned seq); it is
+  // delivered at the next decision point (before the next model turn in
+  // human mode). FAILED_PRECONDITION when the session has ended.
+  absl::StatusOr<int64_t> PostMessage(const std::string& user, const std::string& id, const std::string& text);
+  // FAILED_PRECONDITION when the session had already ended.
+  absl::StatusOr<kernelseek::v1::Session> StopSession(const std::string& user, const std::string& id);
+  // The best counted version with its source; NOT_FOUND when none counted.
+  absl::StatusOr<kernelseek::v1::KernelVersion> GetBestKernel(const std::string& id);
+  // Events with seq > after_seq, at most `limit`.
+  absl::StatusOr<std::vector<kernelseek::v1::SessionEvent>> Events(const std::string& id, int64_t after_seq,
+                                                                   int limit);
+
+  // Increases whenever any session appends an event or ends.
+  uint64_t generation();
+  // Blocks until generation() differs from `seen`, `timeout` passes or Shutdown.
+  void AwaitChange(uint64_t seen, absl::Duration timeout);
+
+  // Ends every loop (sessions stay RUNNING, to resume at the next start) and
+  // joins their threads. Idempotent.
+  void Shutdown();
+
+  static constexpr size_t kMaxMessageBytes = 16 << 10;
+
+ private:
+  struct Running {
+    std::unique_ptr<AgentLoop> loop;
+    std::thread thread;
+  };
+
+  absl::StatusOr<int64_t> ParseSessionId(const std::string& id);
+  absl::Status ValidateSpec(kernelseek::v1::SessionSpec* spec);
+  // Builds, loads and starts the loop of a stored RUNNING session.
+  absl::Status Launch(const kernelseek::v1::Session& session);
+  void Bump();
+
+  Store* const store_;
+  const Clock* const clock_;
+  const ProblemCatalog* const problems_;
+  const QuestionBank* const bank_;
+  JobRunner* const jobs_;
+  const LlmClientFactory llm_factory_;
+
+  absl::Mutex mu_;
+  std::map<int64_t, Running> running_ ABSL_GUARDED_BY(mu_);
+  bool shutdown_ ABSL_GUARDED_BY(mu_) = false;
+
+  absl::Mutex generation_mu_;
+  uint64_t generation_ ABSL_GUARDED_BY(generation_mu_) = 0;
+  bool waking_all_ ABSL_GUARDED_BY(generation_mu_) = false;
+};
+
+}  // namespace kseek
+
+#endif  // KERNELSEEK_SERVER_SESSION_MANAGER_H_

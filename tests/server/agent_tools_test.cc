@@ -1,0 +1,165 @@
+#include "server/agent_tools.h"
+#include "server/job_validation.h"
+
+#include <catch2/catch.hpp>
+
+#include "absl/time/clock.h"
+#include "tests/server/session_fakes.h"
+#include "tests/testing/temp_dir.h"
+
+namespace kseek {
+namespace {
+
+using testing::CannedJobRunner;
+
+constexpr char kKernel[] = "__global__ void k(float* x) {\n  x[0] = 1.0f;\n  x[1] = 1.0f;\n}\n";
+
+struct Fixture {
+  Fixture() {
+    store = *Store::Open(dir.File("kseek.db"));
+    spec.set_problem("attention_fwd");
+    spec.set_arch("sm_90a");
+    spec.set_kernel_name("naive.cu");
+    spec.set_kernel_source(kKernel);
+    spec.set_baseline("cudnn");
+    spec.set_target_speedup(1.1);
+    spec.set_verify_scenarios("all");
+    spec.set_bench_scenarios("perf");
+    kernelseek::v1::Session session;
+    session.set_user("tester");
+    *session.mutable_spec() = spec;
+    session.set_state(kernelseek::v1::SESSION_STATE_RUNNING);
+    id = *store->InsertSession(session);
+    kernelseek::v1::KernelVersion first;
+    first.set_status("edited");
+    first.set_source(kKernel);
+    first.set_seq(1);
+    REQUIRE(store->InsertKernelVersion(id, first).ok());
+    tools = std::make_unique<AgentTools>(store.get(), &jobs, id, "tester", spec,
+                                         [this](const std::string& kind, const std::string& author, nlohmann::json p) {
+                                           kernelseek::v1::SessionEvent e;
+                                           e.set_kind(kind);
+                                           e.set_author(author);
+                                           e.set_payload_json(p.dump());
+                                           return store->AppendSessionEvent(id, e);
+                                         });
+    REQUIRE(tools->Load().ok());
+  }
+  ToolOutcome Run(const std::string& name, const std::string& args) {
+    absl::StatusOr<ToolOutcome> outcome = tools->Execute({"call", name, args}, 7, [] { return false; });
+    REQUIRE(outcome.ok());
+    return *outcome;
+  }
+
+  kseek::testing::TempDir dir;
+  std::unique_ptr<Store> store;
+  kernelseek::v1::SessionSpec spec;
+  int64_t id = 0;
+  CannedJobRunner jobs{{0.8, 1.2}};
+  std::unique_ptr<AgentTools> tools;
+};
+
+TEST_CASE("paths outside the workspace are refused with a clear tool error", "[tools]") {
+  Fixture f;
+  for (const char* path : {"../naive.cu", "/etc/passwd", "sub/naive.cu", "..", ".hidden", ""}) {
+    INFO(path);
+    nlohmann::json args = {{"path", path}, {"content", "x"}};
+    ToolOutcome read = f.Run("read_file", args.dump());
+    REQUIRE(read.is_error);
+    ToolOutcome write = f.Run("write_file", args.dump());
+    REQUIRE(write.is_error);
+  }
+  REQUIRE_THAT(f.Run("read_file", R"({"path":"/etc/passwd"})").content, Catch::Contains("outside the workspace"));
+  REQUIRE(f.store->ListSessionFiles(f.id)->size() == 1);
+}
+
+TEST_CASE("edit_file replaces exactly one exact match and makes a kernel version", "[tools]") {
+  Fixture f;
+  ToolOutcome absent = f.Run("edit_file", R"({"path":"naive.cu","old_text":"x[2]","new_text":"y"})");
+  REQUIRE(absent.is_error);
+  REQUIRE_THAT(absent.content, Catch::Contains("not found"));
+  ToolOutcome twice = f.Run("edit_file", R"({"path":"naive.cu","old_text":"= 1.0f;","new_text":"= 2.0f;"})");
+  REQUIRE(twice.is_error);
+  REQUIRE_THAT(twice.content, Catch::Contains("occurs 2 times"));
+  ToolOutcome ok = f.Run("edit_file", R"({"path":"naive.cu","old_text":"x[1] = 1.0f;","new_text":"x[1] = 2.0f;"})");
+  REQUIRE_FALSE(ok.is_error);
+  REQUIRE_THAT(ok.content, Catch::Contains("line 3") && Catch::Contains("kernel version 2"));
+  REQUIRE_THAT(f.tools->files().at("naive.cu"), Catch::Contains("x[1] = 2.0f;"));
+  auto versions = *f.store->ListKernelVersions(f.id, true);
+  REQUIRE(versions.size() == 2);
+  REQUIRE(versions[1].parent() == versions[0].id());
+  REQUIRE_THAT(versions[1].source(), Catch::Contains("x[1] = 2.0f;"));
+  REQUIRE(versions[1].seq() == 7);
+  // A note file is workspace content, not a kernel version.
+  REQUIRE_FALSE(f.Run("write_file", R"({"path":"notes.md","content":"plan"})").is_error);
+  REQUIRE(f.store->ListKernelVersions(f.id, false)->size() == 2);
+  REQUIRE_THAT(f.Run("list_files", "{}").content, Catch::Contains("notes.md") && Catch::Contains("the kernel"));
+}
+
+TEST_CASE("malformed arguments, unknown tools and missing fields are tool errors", "[tools]") {
+  Fixture f;
+  REQUIRE_THAT(f.Run("read_file", "{\"path\": ").content, Catch::Contains("not a JSON object"));
+  REQUIRE_THAT(f.Run("read_file", "[1,2]").content, Catch::Contains("not a JSON object"));
+  ToolOutcome unknown = f.Run("rm_rf", "{}");
+  REQUIRE(unknown.is_error);
+  REQUIRE_THAT(unknown.content, Catch::Contains("unknown tool") && Catch::Contains("edit_file"));
+  REQUIRE_THAT(f.Run("edit_file", R"({"path":"naive.cu"})").content, Catch::Contains("old_text"));
+  REQUIRE_THAT(f.Run("read_file", R"({"path":7})").content, Catch::Contains("must be a string"));
+  std::string huge(kMaxSourceBytes + 1, 'x');
+  REQUIRE_THAT(f.Run("write_file", nlohmann::json{{"path", "naive.cu"}, {"content", huge}}.dump()).content,
+               Catch::Contains("at most"));
+}
+
+TEST_CASE("a version counts only after it compiled, passed verify and was benchmarked; finish needs the target",
+          "[tools]") {
+  Fixture f;
+  ToolOutcome refused = f.Run("finish", R"({"summary":"done"})");
+  REQUIRE(refused.signal == ToolSignal::kFinishRefused);
+  REQUIRE_THAT(refused.content, Catch::Contains("no version has been measured"));
+  REQUIRE_THAT(f.Run("bench", "{}").content, Catch::Contains("run verify first"));
+  ToolOutcome compiled = f.Run("compile", "{}");
+  REQUIRE(compiled.signal == ToolSignal::kCompileOk);
+  REQUIRE_THAT(compiled.content, Catch::Contains("96 registers") && Catch::Contains("HMMA 64"));
+  REQUIRE(f.Run("verify", "{}").signal == ToolSignal::kVerifyOk);
+  ToolOutcome first = f.Run("bench", "{}");
+  REQUIRE(first.signal == ToolSignal::kBenched);
+  REQUIRE(first.speedup == Approx(0.8));
+  REQUIRE(f.tools->best_speedup() == Approx(0.8));
+  ToolOutcome gap = f.Run("finish", R"({"summary":"done"})");
+  REQUIRE(gap.signal == ToolSignal::kFinishRefused);
+  REQUIRE_THAT(gap.content, Catch::Contains("0.800x") && Catch::Contains("gap of 0.300x"));
+
+  // A wrong kernel fails verify and cannot be benchmarked.
+  REQUIRE_FALSE(f.Run("edit_file", R"({"path":"naive.cu","old_text":"x[0] = 1.0f;","new_text":"x[0] = WRONG;"})").is_error);
+  ToolOutcome wrong = f.Run("verify", "{}");
+  REQUIRE(wrong.signal == ToolSignal::kVerifyFailed);
+  REQUIRE_THAT(wrong.content, Catch::Contains("FAIL b1_h8_s1024_d128"));
+  REQUIRE(f.Run("bench", "{}").is_error);
+
+  REQUIRE_FALSE(f.Run("edit_file", R"({"path":"naive.cu","old_text":"x[0] = WRONG;","new_text":"x[0] = 3.0f;"})").is_error);
+  REQUIRE(f.Run("verify", "{}").signal == ToolSignal::kVerifyOk);
+  REQUIRE(f.Run("bench", "{}").speedup == Approx(1.2));
+  ToolOutcome accepted = f.Run("finish", R"({"summary":"done"})");
+  REQUIRE(accepted.signal == ToolSignal::kFinishAccepted);
+  auto versions = *f.store->ListKernelVersions(f.id, false);
+  REQUIRE(versions.size() == 3);
+  REQUIRE(versions[0].counted());
+  REQUIRE_FALSE(versions[1].counted());
+  REQUIRE(versions[1].status() == "verify_failed");
+  REQUIRE(versions[2].counted());
+  REQUIRE(f.tools->best_version() == versions[2].id());
+}
+
+TEST_CASE("show_sass compiles when needed and names the functions when none matches", "[tools]") {
+  Fixture f;
+  ToolOutcome sass = f.Run("show_sass", R"({"function":"attention"})");
+  REQUIRE_FALSE(sass.is_error);
+  REQUIRE_THAT(sass.content, Catch::Contains("1234 instructions") && Catch::Contains("HMMA 64"));
+  ToolOutcome none = f.Run("show_sass", R"({"function":"softmax"})");
+  REQUIRE(none.is_error);
+  REQUIRE_THAT(none.content, Catch::Contains("attention_fwd_kernel"));
+  REQUIRE(f.jobs.kinds().size() == 1);  // the second call used the cached compile
+}
+
+}  // namespace
+}  // namespace kseek
