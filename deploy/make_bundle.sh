@@ -37,7 +37,7 @@ cp -r scenarios kernels question_bank "$out/share/"
 cp -r worker/baselines "$out/share/baselines"
 cp -r tests/gpu/planted "$out/share/planted"
 cp -r docs/sessions "$out/share/sessions"  # replay traces for demo sessions
-cp deploy/gpu_node_run.sh "$out/"
+cp deploy/gpu_node_run.sh deploy/stack.sh "$out/"
 # cuobjdump and nvdisasm for SASS summaries where the node's CUDA lacks them.
 for tool in cuobjdump nvdisasm; do
   if path=$(command -v $tool); then cp -L "$path" "$out/bin/"; fi
