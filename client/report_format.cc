@@ -145,6 +145,8 @@ std::string JobKindLabel(kernelseek::v1::JobKind kind) {
       return "verify";
     case kernelseek::v1::JOB_KIND_BENCH:
       return "bench";
+    case kernelseek::v1::JOB_KIND_PROFILE:
+      return "profile";
     default:
       return absl::StrCat("kind-", static_cast<int>(kind));
   }

@@ -11,8 +11,8 @@
 namespace kseek {
 namespace {
 
-constexpr std::array<absl::string_view, 5> kKnownKeys = {"arch", "compile", "driver", "gpu",
-                                                         "nvcc"};
+constexpr std::array<absl::string_view, 6> kKnownKeys = {"arch", "compile", "driver", "gpu",
+                                                         "ncu",  "nvcc"};
 constexpr size_t kMaxValueBytes = 512;
 
 // sm_<digits>[letter]: sm_90, sm_90a, sm_100f.
@@ -38,6 +38,8 @@ absl::Status ValidateValue(const kernelseek::v1::Property& p) {
         absl::StrCat("property '", p.key(), "' value '", value,
                      "' has surrounding space or control characters"));
   }
+  // "*" is the any-value requirement; it names no architecture to check.
+  if (value == kAnyValue) return absl::OkStatus();
   if (p.key() == "arch" && !IsArchName(value)) {
     return absl::InvalidArgumentError(
         absl::StrCat("property 'arch' value '", value, "' is not an architecture like sm_90"));
@@ -76,7 +78,7 @@ absl::Status ValidateProperties(const PropertyList& properties) {
   for (const kernelseek::v1::Property& p : properties) {
     if (!IsKnownPropertyKey(p.key())) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "unknown property key '", p.key(), "' (known: arch, compile, driver, gpu, nvcc)"));
+          "unknown property key '", p.key(), "' (known: arch, compile, driver, gpu, ncu, nvcc)"));
     }
     if (previous != nullptr && previous->key() == p.key()) {
       return absl::InvalidArgumentError(absl::StrCat("property '", p.key(), "' appears twice"));
@@ -97,6 +99,7 @@ bool RequirementsMatch(const PropertyList& requirements, const PropertyList& cap
         std::find_if(capabilities.begin(), capabilities.end(),
                      [&](const kernelseek::v1::Property& p) { return p.key() == need.key(); });
     if (have == capabilities.end()) return false;
+    if (need.value() == kAnyValue) continue;
     if (need.key() == "compile") {
       std::vector<std::string> offered = SplitArchList(have->value());
       for (const std::string& arch : SplitArchList(need.value())) {

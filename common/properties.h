@@ -17,7 +17,11 @@ namespace kseek {
 
 using PropertyList = google::protobuf::RepeatedPtrField<kernelseek::v1::Property>;
 
-// The keys the proto defines: arch, compile, driver, gpu, nvcc.
+// A requirement value meaning "the worker has this key, with any value"
+// (e.g. `ncu=*`: any Nsight Compute version).
+inline constexpr absl::string_view kAnyValue = "*";
+
+// The keys the proto defines: arch, compile, driver, gpu, ncu, nvcc.
 bool IsKnownPropertyKey(absl::string_view key);
 
 // Sorts by key (stable), so a list built in any order can then be validated.
@@ -26,13 +30,16 @@ void SortProperties(PropertyList* properties);
 // INVALID_ARGUMENT, naming the offending key or value, when a key is unknown,
 // appears twice, is out of key order, or its value is empty, has surrounding
 // whitespace or control characters, or is malformed for its key (`arch` must
-// look like sm_90; `compile` a comma-separated list of such names).
+// look like sm_90; `compile` a comma-separated list of such names). The value
+// kAnyValue is well-formed for every key.
 absl::Status ValidateProperties(const PropertyList& properties);
 
 // Whether a worker with `capabilities` can run a job with `requirements`.
+// A requirement whose key the worker lacks never matches. Otherwise a
+// requirement valued kAnyValue matches whatever value the worker has;
 // `compile=X[,Y...]` matches when the worker's compile list contains every
-// listed architecture; any other key needs an equal value. A requirement whose
-// key the worker lacks does not match. Both lists are assumed valid.
+// listed architecture; any other key needs an equal value. Both lists are
+// assumed valid.
 bool RequirementsMatch(const PropertyList& requirements, const PropertyList& capabilities);
 
 // Splits a `compile` value into its architectures ("sm_90a,sm_100a").

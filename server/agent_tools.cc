@@ -183,6 +183,10 @@ std::vector<llm::ToolDefinition> AgentTools::Definitions() {
       ToolSchema({}, {}));
   add("show_sass", "Show the SASS instruction class counts of one kernel function (compiles if needed).",
       ToolSchema({{"function", "function name or part of it"}}, {"function"}));
+  add("profile",
+      "Profile the current kernel with Nsight Compute on one scenario: per kernel, duration, SM and memory "
+      "throughput, occupancy, registers, shared memory and a few memory metrics. Needs a GPU worker with ncu.",
+      ToolSchema({{"scenario", "one scenario id"}}, {"scenario"}));
   add("finish",
       "End the session. Accepted only when a counted version (compiled, verified, benchmarked) meets the target.",
       ToolSchema({{"summary", "what was done and what was measured"}}, {"summary"}));
@@ -228,6 +232,8 @@ absl::StatusOr<ToolOutcome> AgentTools::Execute(const llm::ToolCall& call, int64
     outcome = Bench(cancelled);
   } else if (call.name == "show_sass") {
     outcome = ShowSass(args, cancelled);
+  } else if (call.name == "profile") {
+    outcome = Profile(args, cancelled);
   } else if (call.name == "finish") {
     outcome = Finish(args);
   } else {
@@ -363,7 +369,8 @@ absl::Status AgentTools::SetStatus(const std::string& status, double speedup, do
   return append_event_("kernel_version", "harness", std::move(payload)).status();
 }
 
-absl::StatusOr<Job> AgentTools::RunJob(kernelseek::v1::JobKind kind, const std::function<bool()>& cancelled) {
+absl::StatusOr<Job> AgentTools::RunJob(kernelseek::v1::JobKind kind, const std::function<bool()>& cancelled,
+                                       const std::string& scenarios) {
   kernelseek::v1::JobSpec spec;
   spec.set_kind(kind);
   spec.set_source_name(spec_.kernel_name());
@@ -372,7 +379,9 @@ absl::StatusOr<Job> AgentTools::RunJob(kernelseek::v1::JobKind kind, const std::
   if (kind != kernelseek::v1::JOB_KIND_COMPILE) {
     spec.mutable_run()->set_problem(spec_.problem());
     const bool bench = kind == kernelseek::v1::JOB_KIND_BENCH;
-    spec.mutable_run()->set_scenarios(bench ? spec_.bench_scenarios() : spec_.verify_scenarios());
+    spec.mutable_run()->set_scenarios(!scenarios.empty() ? scenarios
+                                      : bench            ? spec_.bench_scenarios()
+                                                         : spec_.verify_scenarios());
     if (bench) spec.mutable_run()->set_baseline(spec_.baseline());
   }
   return jobs_->Run(user_, std::move(spec), cancelled);
@@ -469,6 +478,51 @@ absl::StatusOr<ToolOutcome> AgentTools::ShowSass(const json& args, const std::fu
                               names.empty() ? "none (no SASS summary from the worker)" : absl::StrJoin(names, ", ")));
   }
   return ToolOutcome{out, false, ToolSignal::kNone, 0};
+}
+
+absl::StatusOr<ToolOutcome> AgentTools::Profile(const json& args, const std::function<bool()>& cancelled) {
+  std::string scenario;
+  if (std::string e = StringArg(args, "scenario", &scenario); !e.empty()) return Error(e);
+  absl::StatusOr<Job> job = RunJob(kernelseek::v1::JOB_KIND_PROFILE, cancelled, scenario);
+  if (!job.ok()) {
+    if (job.status().code() == absl::StatusCode::kCancelled) return job.status();
+    if (job.status().code() == absl::StatusCode::kUnavailable) {
+      return Error(absl::StrCat("profile could not run: no worker with Nsight Compute is connected (",
+                                job.status().message(), ")"));
+    }
+    return Error(absl::StrCat("profile could not run: ", job.status().message()));
+  }
+  if (job->state() != kernelseek::v1::JOB_STATE_SUCCEEDED) {
+    return Error(absl::StrCat("profile job ", job->id(), " failed on the worker: ", job->failure()));
+  }
+  const kernelseek::v1::ProfileResult& profile = job->result().profile();
+  if (!profile.compile().success()) {
+    return Error(absl::StrCat("version ", current_.record.id(), ": ", CompileSummary(profile.compile())));
+  }
+  std::string out = absl::StrCat("profile of version ", current_.record.id(), " on ", profile.scenario());
+  if (!profile.gpu().empty()) absl::StrAppend(&out, " on ", profile.gpu());
+  if (!profile.ncu_version().empty()) absl::StrAppend(&out, " (Nsight Compute ", profile.ncu_version(), ")");
+  absl::StrAppend(&out, "\n");
+  if (profile.has_verdict()) {
+    absl::StrAppend(&out, "verify: ", profile.verdict().passed() ? "passed" : absl::StrCat("FAIL ", profile.verdict().reason()),
+                    "\n");
+  }
+  for (const kernelseek::v1::KernelProfile& k : profile.kernels()) {
+    absl::StrAppend(&out, absl::StrFormat("kernel %s block %s grid %s: %.1f us, SM throughput %.1f%%, memory "
+                                          "throughput %.1f%%, occupancy %.1f%% achieved / %.1f%% theoretical, %d "
+                                          "registers/thread, %d B shared/block\n",
+                                          k.kernel(), k.block_size(), k.grid_size(), k.duration_us(),
+                                          k.sm_throughput_pct(), k.memory_throughput_pct(),
+                                          k.achieved_occupancy_pct(), k.theoretical_occupancy_pct(),
+                                          k.registers_per_thread(), k.shared_memory_per_block_bytes()));
+    std::vector<std::string> metrics;
+    for (const kernelseek::v1::ProfileMetric& m : k.metrics()) {
+      metrics.push_back(absl::StrCat(m.name(), " ", m.value(), m.unit().empty() ? "" : " ", m.unit()));
+    }
+    if (!metrics.empty()) absl::StrAppend(&out, "  ", absl::StrJoin(metrics, ", "), "\n");
+  }
+  if (!profile.error().empty()) absl::StrAppend(&out, "profile error: ", profile.error(), "\n");
+  return ToolOutcome{out, profile.kernels().empty(), ToolSignal::kNone, 0};
 }
 
 std::string AgentTools::GoalLine() const {

@@ -3,7 +3,7 @@
 // the kernel versions with their compile, verify and bench status.
 //
 // Tools: read_file, write_file, edit_file, list_files, compile, verify, bench,
-// show_sass, finish. Every number in a result comes from a worker's job;
+// show_sass, profile (Nsight Compute, where a connected worker has it), finish. Every number in a result comes from a worker's job;
 // results are cut to kMaxResultBytes with a note. Bad input from the model
 // (malformed JSON, unknown tool, a path outside the workspace, absent search
 // text) is a tool error for the model, never a session error. The goal is
@@ -90,13 +90,16 @@ class AgentTools {
   absl::StatusOr<ToolOutcome> Verify(const std::function<bool()>& cancelled);
   absl::StatusOr<ToolOutcome> Bench(const std::function<bool()>& cancelled);
   absl::StatusOr<ToolOutcome> ShowSass(const nlohmann::json& args, const std::function<bool()>& cancelled);
+  absl::StatusOr<ToolOutcome> Profile(const nlohmann::json& args, const std::function<bool()>& cancelled);
   ToolOutcome Finish(const nlohmann::json& args);
 
   // Stores `content` as `path`; a change of the kernel file makes a new
   // version whose parent is the current one.
   absl::Status StoreFile(const std::string& path, const std::string& content, int64_t call_seq);
   absl::Status SetStatus(const std::string& status, double speedup, double tflops, bool counted);
-  absl::StatusOr<kernelseek::v1::Job> RunJob(kernelseek::v1::JobKind kind, const std::function<bool()>& cancelled);
+  // `scenarios` empty: the session's verify or bench scenarios for the kind.
+  absl::StatusOr<kernelseek::v1::Job> RunJob(kernelseek::v1::JobKind kind, const std::function<bool()>& cancelled,
+                                             const std::string& scenarios = "");
   std::string GoalLine() const;
 
   Store* const store_;

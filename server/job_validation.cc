@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/properties.h"
 #include "worker/nvcc_command.h"
 
 namespace kseek {
@@ -22,6 +23,19 @@ absl::Status ValidateRunOptions(kernelseek::v1::JobSpec* spec, const ProblemCata
   kernelseek::v1::RunOptions* run = spec->mutable_run();
   absl::StatusOr<const runner::Problem*> problem = problems.Find(run->problem());
   if (!problem.ok()) return absl::InvalidArgumentError(problem.status().message());
+  if (spec->kind() == kernelseek::v1::JOB_KIND_PROFILE) {
+    // ncu replays every profiled launch many times, so a profile is of one
+    // scenario the caller chose by id, never of a set.
+    absl::StatusOr<std::vector<const kernelseek::v1::ScenarioSpec*>> selected =
+        (*problem)->Select(run->scenarios());
+    if (run->scenarios().empty() || !selected.ok() || selected->size() != 1 ||
+        selected->front()->id() != run->scenarios()) {
+      return absl::InvalidArgumentError(absl::StrCat("a profile job needs exactly one scenario id of problem \"",
+                                                     run->problem(), "\", not \"", run->scenarios(), "\""));
+    }
+    if (!run->baseline().empty()) return absl::InvalidArgumentError("a profile job takes no baseline");
+    return absl::OkStatus();
+  }
   if (run->scenarios().empty()) run->set_scenarios(bench ? "perf" : "all");
   absl::StatusOr<std::vector<const kernelseek::v1::ScenarioSpec*>> selected = (*problem)->Select(run->scenarios());
   if (!selected.ok()) return absl::InvalidArgumentError(selected.status().message());
@@ -51,7 +65,9 @@ absl::Status ValidateRunOptions(kernelseek::v1::JobSpec* spec, const ProblemCata
 absl::StatusOr<std::vector<kernelseek::v1::Property>> ValidateJobSpec(kernelseek::v1::JobSpec* spec_ptr,
                                                                      const ProblemCatalog& problems) {
   const kernelseek::v1::JobSpec& spec = *spec_ptr;
-  const bool runs = spec.kind() == kernelseek::v1::JOB_KIND_VERIFY || spec.kind() == kernelseek::v1::JOB_KIND_BENCH;
+  const bool profile = spec.kind() == kernelseek::v1::JOB_KIND_PROFILE;
+  const bool runs =
+      spec.kind() == kernelseek::v1::JOB_KIND_VERIFY || spec.kind() == kernelseek::v1::JOB_KIND_BENCH || profile;
   if (spec.kind() != kernelseek::v1::JOB_KIND_COMPILE && !runs) {
     return absl::InvalidArgumentError(
         absl::StrCat("unsupported job kind ", kernelseek::v1::JobKind_Name(spec.kind())));
@@ -82,9 +98,12 @@ absl::StatusOr<std::vector<kernelseek::v1::Property>> ValidateJobSpec(kernelseek
 
   if (!runs) return std::vector<kernelseek::v1::Property>{MakeProperty("compile", std::string(arch->name))};
   if (absl::Status s = ValidateRunOptions(spec_ptr, problems); !s.ok()) return s;
-  // Sorted by key: a GPU of the arch's compute capability that can also build for it.
-  return std::vector<kernelseek::v1::Property>{MakeProperty("arch", std::string(arch->base)),
-                                               MakeProperty("compile", std::string(arch->name))};
+  // Sorted by key: a GPU of the arch's compute capability that can also build
+  // for it, and for a profile any version of Nsight Compute.
+  std::vector<kernelseek::v1::Property> requirements = {MakeProperty("arch", std::string(arch->base)),
+                                                        MakeProperty("compile", std::string(arch->name))};
+  if (profile) requirements.push_back(MakeProperty("ncu", std::string(kAnyValue)));
+  return requirements;
 }
 
 }  // namespace kseek

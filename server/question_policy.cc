@@ -41,7 +41,7 @@ const std::regex& LimitRegex() {
 
 Layer LayerOfTool(std::string_view tool) {
   if (tool == "show_sass" || tool == "compile") return kernelseek::v1::LAYER_COMPILER_OUTPUT;
-  if (tool == "verify" || tool == "bench") return kernelseek::v1::LAYER_MEASUREMENT;
+  if (tool == "verify" || tool == "bench" || tool == "profile") return kernelseek::v1::LAYER_MEASUREMENT;
   if (tool == "read_file" || tool == "write_file" || tool == "edit_file" || tool == "list_files") {
     return kernelseek::v1::LAYER_ALGORITHM;
   }

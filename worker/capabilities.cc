@@ -1,6 +1,9 @@
 #include "worker/capabilities.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <regex>
 #include <set>
 #include <utility>
@@ -52,6 +55,42 @@ std::optional<std::string> ParseNvccRelease(absl::string_view version_output) {
   std::smatch m;
   if (!std::regex_search(text, m, kRelease)) return std::nullopt;
   return m[1].str();
+}
+
+std::optional<std::string> ParseNcuVersion(absl::string_view version_output) {
+  static const std::regex kVersion(R"(Version (\d+\.\d+(\.\d+)?))");
+  std::string text(version_output);
+  std::smatch m;
+  if (!std::regex_search(text, m, kVersion)) return std::nullopt;
+  return m[1].str();
+}
+
+std::string FindNcu(absl::string_view path_env, const std::vector<std::string>& fixed_candidates,
+                    const std::string& versions_dir) {
+  std::vector<std::string> candidates;
+  for (absl::string_view dir : absl::StrSplit(path_env, ':', absl::SkipEmpty())) {
+    candidates.push_back(absl::StrCat(dir, "/ncu"));
+  }
+  candidates.insert(candidates.end(), fixed_candidates.begin(), fixed_candidates.end());
+  // Nsight Compute installs side by side as versions_dir/<version>/ncu; the
+  // greatest name is taken, which for its YYYY.N.N names is the newest.
+  std::vector<std::string> installed;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(versions_dir, error)) {
+    installed.push_back((entry.path() / "ncu").string());
+  }
+  std::sort(installed.rbegin(), installed.rend());
+  candidates.insert(candidates.end(), installed.begin(), installed.end());
+  for (const std::string& candidate : candidates) {
+    if (access(candidate.c_str(), X_OK) == 0 && !std::filesystem::is_directory(candidate, error)) {
+      return candidate;
+    }
+  }
+  return "";
+}
+
+std::string FindNcu(absl::string_view path_env) {
+  return FindNcu(path_env, {"/usr/local/cuda/bin/ncu"}, "/opt/nvidia/nsight-compute");
 }
 
 std::vector<std::string> CompileArchsFromGpuCodeList(absl::string_view list_gpu_code_output) {
@@ -150,6 +189,23 @@ DetectedCapabilities DetectCapabilities(const CapabilityProbeConfig& config) {
       } else {
         found.emplace_back("driver", gpu->driver);
       }
+    }
+  }
+
+  if (config.ncu_path.empty()) {
+    out.ncu_note = "no profiling: Nsight Compute (ncu) not found";
+  } else {
+    std::string why;
+    std::optional<std::string> version =
+        RunProbe({config.ncu_path, "--version"}, config.tool_time_limit, &why);
+    std::optional<std::string> parsed;
+    if (version) parsed = ParseNcuVersion(*version);
+    if (!version) {
+      out.ncu_note = absl::StrCat("no profiling: ", why);
+    } else if (!parsed) {
+      out.ncu_note = absl::StrCat("no profiling: no version in '", config.ncu_path, " --version' output");
+    } else {
+      found.emplace_back("ncu", *parsed);
     }
   }
 

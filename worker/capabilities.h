@@ -1,7 +1,7 @@
 // DetectCapabilities: what this worker can do, as the sorted Property list it
 // advertises to the server (keys and meaning in proto/kernelseek.proto):
 // `nvcc` and `compile` from the local nvcc, `gpu`, `arch`, `driver` from
-// nvidia-smi when a GPU is visible. Runs the tools once; call it at start-up.
+// nvidia-smi when a GPU is visible, `ncu` when Nsight Compute runs. Runs the tools once; call it at start-up.
 // Thread-safe (no shared state).
 #ifndef KERNELSEEK_WORKER_CAPABILITIES_H_
 #define KERNELSEEK_WORKER_CAPABILITIES_H_
@@ -21,6 +21,8 @@ struct CapabilityProbeConfig {
   std::string nvcc_path = "/usr/local/cuda/bin/nvcc";
   // Searched in PATH unless it contains '/'. Empty: do not look for a GPU.
   std::string nvidia_smi_path = "nvidia-smi";
+  // Nsight Compute's CLI (see FindNcu). Empty: no `ncu` capability.
+  std::string ncu_path;
   absl::Duration tool_time_limit = absl::Seconds(30);
 };
 
@@ -33,11 +35,24 @@ struct DetectedCapabilities {
   // found, e.g. "no GPU: nvidia-smi not found". Empty when found.
   std::string nvcc_note;
   std::string gpu_note;
+  std::string ncu_note;
 };
 
 DetectedCapabilities DetectCapabilities(const CapabilityProbeConfig& config);
 
+// Where Nsight Compute's `ncu` is: the first executable `ncu` in `path_env`
+// (a PATH value), then /usr/local/cuda/bin/ncu, then the newest-named
+// /opt/nvidia/nsight-compute/*/ncu; "" when none is. The second form takes
+// the fixed candidates and the versions folder in place of those two, for tests.
+std::string FindNcu(absl::string_view path_env);
+std::string FindNcu(absl::string_view path_env, const std::vector<std::string>& fixed_candidates,
+                    const std::string& versions_dir);
+
 // Parsers of the tools' output, exposed for tests.
+
+// "2025.3.1" from `ncu --version` ("Version 2025.3.1.0 (build ...)"): the
+// first three components; nullopt if absent.
+std::optional<std::string> ParseNcuVersion(absl::string_view version_output);
 
 // "13.0" from `nvcc --version` ("... release 13.0, V13.0.88"); nullopt if absent.
 std::optional<std::string> ParseNvccRelease(absl::string_view version_output);

@@ -25,6 +25,14 @@ absl::StatusOr<kernelseek::v1::JobResult> KindDispatcher::Execute(const kernelse
       *result.mutable_run() = *std::move(run);
       return result;
     }
+    case kernelseek::v1::JOB_KIND_PROFILE: {
+      if (runs_ == nullptr) return absl::FailedPreconditionError("this worker has no GPU to profile on");
+      absl::StatusOr<kernelseek::v1::ProfileResult> profile = runs_->Profile(spec, report_stage);
+      if (!profile.ok()) return profile.status();
+      kernelseek::v1::JobResult result;
+      *result.mutable_profile() = *std::move(profile);
+      return result;
+    }
     default:
       return absl::InvalidArgumentError(
           absl::StrCat("this worker cannot run jobs of kind ", kernelseek::v1::JobKind_Name(spec.kind())));

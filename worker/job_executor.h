@@ -33,7 +33,7 @@ class RunExecutor;
 
 // Runs every kind of job this worker supports by handing it to the component
 // for that kind. Thread-safe: the components are. `runs` may be null on a
-// worker without a GPU (verify and bench jobs are never leased to it).
+// worker without a GPU (verify, bench and profile jobs are never leased to it).
 class KindDispatcher final : public JobExecutor {
  public:
   KindDispatcher(const Compiler* compiler, const RunExecutor* runs) : compiler_(compiler), runs_(runs) {}

@@ -92,6 +92,8 @@ int Main(int argc, char** argv) {
   std::string name = DefaultName();
   std::string nvcc = FindTool("nvcc");
   std::string cuobjdump = FindTool("cuobjdump");
+  const char* path_env = std::getenv("PATH");
+  std::string ncu = FindNcu(path_env != nullptr ? path_env : "");
   std::string temp_dir = "/tmp";
   int64_t compile_timeout_s = 120;
   const std::string exe_dir = ExecutableDir();
@@ -112,6 +114,9 @@ int Main(int argc, char** argv) {
   flags.String("name", &name, "name shown in `kseek workers`; unique per worker process");
   flags.String("nvcc", &nvcc, "nvcc to compile with (empty: no compile capability)");
   flags.String("cuobjdump", &cuobjdump, "cuobjdump for SASS summaries (empty: none)");
+  flags.String("ncu", &ncu,
+               "Nsight Compute CLI for profile jobs (default: PATH, /usr/local/cuda/bin, "
+               "/opt/nvidia/nsight-compute/*; empty: no profiling)");
   flags.String("temp-dir", &temp_dir, "where per-job private directories are made");
   flags.Int("compile-timeout", &compile_timeout_s, "seconds one nvcc run may take");
   flags.String("runner", &runner, "kseek-runner for verify and bench jobs");
@@ -148,9 +153,11 @@ int Main(int argc, char** argv) {
 
   CapabilityProbeConfig probe;
   probe.nvcc_path = nvcc;
+  probe.ncu_path = ncu;
   DetectedCapabilities detected = DetectCapabilities(probe);
   if (!detected.nvcc_note.empty()) Log(detected.nvcc_note);
   if (!detected.gpu_note.empty()) Log(detected.gpu_note);
+  if (!detected.ncu_note.empty()) Log(detected.ncu_note);
   if (cuobjdump.empty()) Log("no cuobjdump found: compile results will carry no SASS summary");
 
   CompilerConfig compiler_config;
@@ -170,6 +177,12 @@ int Main(int argc, char** argv) {
   run_config.hidden_seed_key = RandomHexKey();
   run_config.gpu_mem_cap_gb = gpu_mem_cap_gb;
   run_config.bench_chunk = static_cast<int>(bench_chunk);
+  // Only an ncu that answered `--version` is used, the one advertised.
+  for (const auto& p : detected.properties) {
+    if (p.key() != "ncu") continue;
+    run_config.ncu_path = ncu;
+    run_config.ncu_version = p.value();
+  }
   RunExecutor runs(&compiler, run_config);
   // Verify and bench jobs need a GPU: without one the worker advertises no
   // `arch` and the server never leases it such a job.

@@ -5,7 +5,9 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -13,9 +15,11 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "common/subprocess.h"
 #include "worker/baseline_timer.h"
+#include "worker/ncu_report.h"
 #include "worker/runner/problem.h"
 
 namespace kseek {
@@ -84,6 +88,14 @@ ScenarioResult FromRunnerScenario(const json& s) {
   if (auto c = s.find("sm_clock_before"); c != s.end()) r.set_sm_clock_mhz_before(JsonNumber(*c, "sm_mhz"));
   if (auto c = s.find("sm_clock_after"); c != s.end()) r.set_sm_clock_mhz_after(JsonNumber(*c, "sm_mhz"));
   return r;
+}
+
+// The whole file, or "" when it cannot be read (ncu wrote none).
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 std::string Tail(const std::string& text, size_t n) { return text.size() <= n ? text : text.substr(text.size() - n); }
@@ -229,6 +241,105 @@ absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, 
   if (timed > 0) result.set_geomean_tflops(std::exp(log_tflops / timed));
   if (speedups > 0) result.set_geomean_speedup(std::exp(log_speedup / speedups));
   progress.set_done(static_cast<int32_t>(selected->size()));
+  report("done", progress);
+  return result;
+}
+
+absl::StatusOr<kernelseek::v1::ProfileResult> RunExecutor::Profile(const kernelseek::v1::JobSpec& spec,
+                                                                    const StageReporter& report) const {
+  if (config_.ncu_path.empty()) {
+    return absl::FailedPreconditionError("this worker has no Nsight Compute (ncu) to profile with");
+  }
+  const kernelseek::v1::RunOptions& options = spec.run();
+  const std::string manifest_path = absl::StrCat(config_.scenarios_dir, "/", options.problem(), "/problem.textproto");
+  absl::StatusOr<runner::Problem> problem = runner::Problem::Load(manifest_path);
+  if (!problem.ok()) return problem.status();
+  auto selected = problem->Select(options.scenarios());
+  if (!selected.ok()) return selected.status();
+  if (selected->size() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat("a profile job runs exactly one scenario; \"", options.scenarios(),
+                                                   "\" selects ", selected->size()));
+  }
+  const std::string scenario = selected->front()->id();
+  if (access(config_.runner_path.c_str(), X_OK) != 0) {
+    return absl::FailedPreconditionError(absl::StrCat("kseek-runner not found at ", config_.runner_path));
+  }
+
+  absl::StatusOr<WorkDir> work = WorkDir::Create(config_.temp_dir);
+  if (!work.ok()) return work.status();
+  const std::string so_path = absl::StrCat(work->path(), "/kernel.so");
+  const std::string log_path = absl::StrCat(work->path(), "/ncu.csv");
+  kernelseek::v1::Progress progress;
+  progress.set_total(1);
+  report(absl::StrCat("building ", spec.source_name(), " for ", spec.compile().arch()), progress);
+
+  kernelseek::v1::ProfileResult result;
+  result.set_scenario(scenario);
+  result.set_ncu_version(config_.ncu_version);
+  absl::StatusOr<kernelseek::v1::CompileResult> compiled = compiler_->BuildSharedObject(spec, so_path);
+  if (!compiled.ok()) return compiled.status();
+  *result.mutable_compile() = *std::move(compiled);
+  if (!result.compile().success()) return result;
+
+  std::vector<std::string> functions;
+  for (const kernelseek::v1::KernelResources& r : result.compile().resources()) {
+    if (std::find(functions.begin(), functions.end(), r.function()) == functions.end()) {
+      functions.push_back(r.function());
+    }
+  }
+  if (functions.empty()) {
+    result.set_error("ptxas reported no kernel function in the build, so there is nothing to profile");
+    return result;
+  }
+
+  std::vector<std::string> runner_argv = {config_.runner_path, "--problem", manifest_path, "--kernel", so_path,
+                                          "--mode", "verify", "--scenarios", scenario};
+  if (!config_.hidden_seed_key.empty()) {
+    runner_argv.insert(runner_argv.end(), {"--hidden-seed-key", config_.hidden_seed_key});
+  }
+  if (config_.gpu_mem_cap_gb > 0) {
+    runner_argv.insert(runner_argv.end(), {"--gpu-mem-cap-gb", absl::StrCat(config_.gpu_mem_cap_gb)});
+  }
+  SubprocessSpec ncu;
+  ncu.argv = NcuProfileArgv(config_.ncu_path, functions, log_path, runner_argv);
+  ncu.time_limit = config_.startup_allowance + config_.per_scenario_allowance * kProfileSlowdown;
+  ncu.max_output_bytes = 16 << 20;
+  // The command is shown to users: the temp dir as $WORK, and never the key
+  // the hidden scenario seeds are drawn from.
+  std::vector<std::pair<std::string, std::string>> hide = {{work->path(), "$WORK"}};
+  if (!config_.hidden_seed_key.empty()) hide.emplace_back(config_.hidden_seed_key, "HIDDEN");
+  result.set_command(absl::StrReplaceAll(FormatCommandLine(ncu.argv), hide));
+
+  report(absl::StrCat("profiling ", scenario, " under ncu"), progress);
+  absl::StatusOr<SubprocessResult> ran = RunSubprocess(ncu);
+  if (!ran.ok()) return ran.status();
+  progress.set_done(1);
+
+  json doc = json::parse(ran->stdout_text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_object()) {
+    result.set_gpu(doc.value("device", json::object()).value("name", ""));
+    const json& scenarios = doc.value("scenarios", json::array());
+    if (!scenarios.empty()) *result.mutable_verdict() = FromRunnerScenario(scenarios.front());
+  }
+  const std::string log = ReadWholeFile(log_path);
+  absl::StatusOr<NcuReport> parsed = ParseNcuCsv(log);
+  std::vector<std::string> problems;
+  if (parsed.ok()) {
+    for (kernelseek::v1::KernelProfile& k : parsed->kernels) *result.add_kernels() = std::move(k);
+    for (const std::string& e : parsed->errors) problems.push_back(absl::StrCat("ncu: ", e));
+  }
+  // ncu passes on the runner's exit code: 1 is a verdict (the kernel failed
+  // verification), anything else or a kill means the run itself broke.
+  if (!ran->Succeeded() && !(ran->term_signal == 0 && !ran->timed_out && ran->exit_code == 1)) {
+    problems.push_back(absl::StrCat("ncu ", ran->Describe(), ": ",
+                                    Tail(ran->stderr_text.empty() ? log : ran->stderr_text, 1000)));
+  } else if (!parsed.ok()) {
+    problems.push_back(absl::StrCat(parsed.status().message(), ": ", Tail(log + ran->stderr_text, 1000)));
+  } else if (result.kernels().empty() && problems.empty()) {
+    problems.push_back(absl::StrCat("ncu profiled no launch of the candidate's kernels (",
+                                    absl::StrJoin(functions, ", "), ") in scenario ", scenario));
+  }
+  result.set_error(absl::StrJoin(problems, "; "));
   report("done", progress);
   return result;
 }

@@ -1,12 +1,14 @@
-// RunExecutor: the verify and bench jobs of a GPU worker.
+// RunExecutor: the verify, bench and profile jobs of a GPU worker.
 //
 // Builds the candidate into a shared object, runs kseek-runner on the chosen
 // scenarios of the problem (a fresh process each time, so a kernel that
 // faults or hangs takes only that process down), and for bench jobs times the
 // baseline program on the same scenarios, alternating with the runner chunk
 // by chunk so both see the GPU in the same state. Every number in the result
-// comes from those programs. Immutable after construction; Run may be called
-// on several threads at once.
+// comes from those programs. A profile job runs the runner on one scenario
+// under Nsight Compute (ncu), profiling only the candidate's own kernels.
+// Immutable after construction; Run and Profile may be called on several
+// threads at once.
 #ifndef KERNELSEEK_WORKER_RUN_EXECUTOR_H_
 #define KERNELSEEK_WORKER_RUN_EXECUTOR_H_
 
@@ -37,6 +39,11 @@ struct RunExecutorConfig {
   // process start-up; past these the process is killed.
   absl::Duration per_scenario_allowance = absl::Seconds(120);
   absl::Duration startup_allowance = absl::Seconds(120);
+  // Nsight Compute's CLI; empty: profile jobs are refused. A profiled runner
+  // gets kProfileSlowdown times the allowance of one verified scenario,
+  // since ncu replays each profiled launch many times.
+  std::string ncu_path;
+  std::string ncu_version;
 };
 
 class RunExecutor {
@@ -48,6 +55,16 @@ class RunExecutor {
   // or hangs is a RunResult saying so.
   absl::StatusOr<kernelseek::v1::RunResult> Run(const kernelseek::v1::JobSpec& spec,
                                                const StageReporter& report) const;
+
+  static constexpr int kProfileSlowdown = 4;
+
+  // A profile job: builds the candidate, then runs `ncu ... kseek-runner
+  // --mode verify --scenarios ID` on the job's single scenario. A Status error
+  // for a job this worker cannot run (no ncu, not exactly one scenario,
+  // unknown problem, runner missing); ncu failing (e.g. no permission for the
+  // GPU's performance counters) is a ProfileResult whose `error` says so.
+  absl::StatusOr<kernelseek::v1::ProfileResult> Profile(const kernelseek::v1::JobSpec& spec,
+                                                       const StageReporter& report) const;
 
  private:
   const Compiler* const compiler_;

@@ -78,5 +78,22 @@ TEST_CASE("RequirementsMatch: compile is a list membership, other keys are equal
   CHECK_FALSE(RequirementsMatch(Props({{"arch", "sm_90"}}), Props({{"compile", "sm_90"}})));
 }
 
+TEST_CASE("RequirementsMatch: a \"*\" requirement needs the key with any value") {
+  PropertyList with_ncu = Props({{"arch", "sm_90"}, {"compile", "sm_90a"}, {"ncu", "2025.3.1"}});
+  PropertyList without_ncu = Props({{"arch", "sm_90"}, {"compile", "sm_90a"}});
+  CHECK(RequirementsMatch(Props({{"arch", "sm_90"}, {"compile", "sm_90a"}, {"ncu", "*"}}), with_ncu));
+  CHECK_FALSE(RequirementsMatch(Props({{"arch", "sm_90"}, {"compile", "sm_90a"}, {"ncu", "*"}}), without_ncu));
+  // The other requirements still apply next to an any-value one.
+  CHECK_FALSE(RequirementsMatch(Props({{"arch", "sm_100"}, {"ncu", "*"}}), with_ncu));
+  // "*" is the only wildcard: a pattern-looking value is an exact value.
+  CHECK_FALSE(RequirementsMatch(Props({{"ncu", "2025.*"}}), with_ncu));
+  CHECK(RequirementsMatch(Props({{"ncu", "2025.3.1"}}), with_ncu));
+}
+
+TEST_CASE("ValidateProperties knows ncu and accepts \"*\" for any key") {
+  CHECK(ValidateProperties(Props({{"arch", "sm_90"}, {"ncu", "2025.3.1"}, {"nvcc", "13.0"}})).ok());
+  CHECK(ValidateProperties(Props({{"arch", "*"}, {"compile", "*"}, {"ncu", "*"}})).ok());
+}
+
 }  // namespace
 }  // namespace kseek

@@ -15,7 +15,8 @@ using testing::CannedJobRunner;
 constexpr char kKernel[] = "__global__ void k(float* x) {\n  x[0] = 1.0f;\n  x[1] = 1.0f;\n}\n";
 
 struct Fixture {
-  Fixture() {
+  // `runner` replaces the canned runner when given.
+  explicit Fixture(JobRunner* runner = nullptr) {
     store = *Store::Open(dir.File("kseek.db"));
     spec.set_problem("attention_fwd");
     spec.set_arch("sm_90a");
@@ -35,7 +36,7 @@ struct Fixture {
     first.set_source(kKernel);
     first.set_seq(1);
     REQUIRE(store->InsertKernelVersion(id, first).ok());
-    tools = std::make_unique<AgentTools>(store.get(), &jobs, id, "tester", spec,
+    tools = std::make_unique<AgentTools>(store.get(), runner != nullptr ? runner : &jobs, id, "tester", spec,
                                          [this](const std::string& kind, const std::string& author, nlohmann::json p) {
                                            kernelseek::v1::SessionEvent e;
                                            e.set_kind(kind);
@@ -159,6 +160,84 @@ TEST_CASE("show_sass compiles when needed and names the functions when none matc
   REQUIRE(none.is_error);
   REQUIRE_THAT(none.content, Catch::Contains("attention_fwd_kernel"));
   REQUIRE(f.jobs.kinds().size() == 1);  // the second call used the cached compile
+}
+
+// Answers profile jobs as QueueJobRunner would: UNAVAILABLE when no worker
+// has ncu, else a worker's ProfileResult. Records the specs it was given.
+class ProfileJobRunner final : public JobRunner {
+ public:
+  explicit ProfileJobRunner(bool worker_has_ncu) : worker_has_ncu_(worker_has_ncu) {}
+  absl::StatusOr<kernelseek::v1::Job> Run(const std::string& user, kernelseek::v1::JobSpec spec,
+                                          const std::function<bool()>& cancelled) override {
+    specs.push_back(spec);
+    if (!worker_has_ncu_) {
+      return absl::UnavailableError(
+          "no connected worker can run this JOB_KIND_PROFILE job (it needs arch=sm_90, compile=sm_90a, ncu=*); "
+          "nothing was queued");
+    }
+    kernelseek::v1::Job job;
+    job.set_id("9");
+    job.set_state(kernelseek::v1::JOB_STATE_SUCCEEDED);
+    kernelseek::v1::ProfileResult* p = job.mutable_result()->mutable_profile();
+    p->mutable_compile()->set_success(true);
+    p->set_scenario(spec.run().scenarios());
+    p->set_gpu("NVIDIA H200");
+    p->set_ncu_version("2025.3.1");
+    p->mutable_verdict()->set_passed(true);
+    kernelseek::v1::KernelProfile* k = p->add_kernels();
+    k->set_kernel("attention_fwd_kernel");
+    k->set_block_size("(128, 1, 1)");
+    k->set_grid_size("(64, 16, 1)");
+    k->set_duration_us(845.3);
+    k->set_sm_throughput_pct(63.8);
+    k->set_memory_throughput_pct(41.3);
+    k->set_achieved_occupancy_pct(17.9);
+    k->set_theoretical_occupancy_pct(18.75);
+    k->set_registers_per_thread(168);
+    k->set_shared_memory_per_block_bytes(65536);
+    kernelseek::v1::ProfileMetric* m = k->add_metrics();
+    m->set_name("L2 Hit Rate");
+    m->set_unit("%");
+    m->set_value("88.10");
+    return job;
+  }
+  std::vector<kernelseek::v1::JobSpec> specs;
+
+ private:
+  const bool worker_has_ncu_;
+};
+
+TEST_CASE("profile submits a one-scenario profile job and shows the worker's numbers", "[tools]") {
+  ProfileJobRunner runner(/*worker_has_ncu=*/true);
+  Fixture f(&runner);
+  ToolOutcome out = f.Run("profile", R"({"scenario":"perf-bf16-d64-full-s512"})");
+  REQUIRE_FALSE(out.is_error);
+  REQUIRE(runner.specs.size() == 1);
+  CHECK(runner.specs[0].kind() == kernelseek::v1::JOB_KIND_PROFILE);
+  CHECK(runner.specs[0].run().scenarios() == "perf-bf16-d64-full-s512");
+  CHECK(runner.specs[0].source() == kKernel);
+  CHECK_THAT(out.content, Catch::Contains("perf-bf16-d64-full-s512") && Catch::Contains("Nsight Compute 2025.3.1") &&
+                              Catch::Contains("845.3 us") && Catch::Contains("SM throughput 63.8%") &&
+                              Catch::Contains("168 registers/thread") && Catch::Contains("L2 Hit Rate 88.10 %"));
+  // The job the tool makes passes the server's own checks.
+  ProblemCatalog problems = *ProblemCatalog::Load(KSEEK_SCENARIOS_DIR);
+  kernelseek::v1::JobSpec submitted = runner.specs[0];
+  CHECK(ValidateJobSpec(&submitted, problems).ok());
+
+  ToolOutcome missing = f.Run("profile", "{}");
+  CHECK(missing.is_error);
+  CHECK_THAT(missing.content, Catch::Contains("scenario"));
+}
+
+TEST_CASE("profile without a worker that has ncu says so and the session goes on", "[tools]") {
+  ProfileJobRunner runner(/*worker_has_ncu=*/false);
+  Fixture f(&runner);
+  ToolOutcome out = f.Run("profile", R"({"scenario":"perf-bf16-d64-full-s512"})");
+  CHECK(out.is_error);
+  CHECK_THAT(out.content, Catch::Contains("no worker with Nsight Compute is connected"));
+  bool listed = false;
+  for (const llm::ToolDefinition& d : AgentTools::Definitions()) listed = listed || d.name == "profile";
+  CHECK(listed);
 }
 
 }  // namespace

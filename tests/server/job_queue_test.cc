@@ -269,6 +269,44 @@ TEST_CASE("verify and bench jobs with unknown problems, scenarios or baselines a
   REQUIRE(f.queue.ListJobs(10)->empty());
 }
 
+TEST_CASE("a profile job names exactly one scenario id and needs a worker with ncu") {
+  Fixture f;
+  for (const char* scenarios :
+       {"", "all", "perf", "perf-bf16-d64-full-s512,perf-bf16-d64-causal-s512", "no-such-scenario"}) {
+    auto r = f.queue.Submit("ana", RunSpec(kernelseek::v1::JOB_KIND_PROFILE, scenarios));
+    INFO(scenarios);
+    CHECK(r.status().code() == absl::StatusCode::kInvalidArgument);
+    CHECK_THAT(std::string(r.status().message()), Catch::Contains("exactly one scenario id"));
+  }
+  auto with_baseline =
+      f.queue.Submit("ana", RunSpec(kernelseek::v1::JOB_KIND_PROFILE, "perf-bf16-d64-full-s512", "cudnn"));
+  CHECK(with_baseline.status().code() == absl::StatusCode::kInvalidArgument);
+  REQUIRE(f.queue.ListJobs(10)->empty());
+
+  std::string id =
+      f.queue.Submit("ana", RunSpec(kernelseek::v1::JOB_KIND_PROFILE, "perf-bf16-d64-full-s512")).value();
+  auto job = f.queue.GetJob(id).value();
+  REQUIRE(job.requirements_size() == 3);
+  CHECK(job.requirements(2).key() == "ncu");
+  CHECK(job.requirements(2).value() == "*");
+
+  // A Hopper worker without Nsight Compute cannot take it; one with any version can.
+  auto add = [](SynchronizeRequest* r, const std::string& key, const std::string& value) {
+    auto* p = r->mutable_capabilities()->Add();
+    p->set_key(key);
+    p->set_value(value);
+    std::sort(r->mutable_capabilities()->begin(), r->mutable_capabilities()->end(),
+              [](const auto& a, const auto& b) { return a.key() < b.key(); });
+  };
+  SynchronizeRequest plain = Idle("h200-plain");
+  add(&plain, "arch", "sm_90");
+  REQUIRE(f.queue.Synchronize(plain).value().desired_state.has_idle());
+  SynchronizeRequest profiler = Idle("h200-ncu");
+  add(&profiler, "arch", "sm_90");
+  add(&profiler, "ncu", "2025.3.1");
+  REQUIRE(f.queue.Synchronize(profiler).value().desired_state.execute().job_id() == id);
+}
+
 TEST_CASE("unknown job ids are NOT_FOUND, malformed ones INVALID_ARGUMENT") {
   Fixture f;
   REQUIRE(f.queue.GetJob("999").status().code() == absl::StatusCode::kNotFound);

@@ -3,10 +3,14 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "tests/testing/temp_dir.h"
 
 namespace kseek {
 namespace {
@@ -92,6 +96,67 @@ TEST_CASE("DetectCapabilities with the real nvcc advertises sm_90a and sm_100a")
   CHECK(std::find(archs.begin(), archs.end(), "sm_100a") != archs.end());
   CHECK(caps.nvcc_note.empty());
   CHECK_FALSE(caps.gpu_note.empty());
+}
+
+// Nsight Compute's version banner, written by hand after the format of
+// `ncu --version` in Nsight Compute 2025.x (no ncu on this machine).
+constexpr char kNcuVersion[] = R"(NVIDIA (R) Nsight Compute Command Line Profiler
+Copyright (c) 2018-2025 NVIDIA Corporation
+Version 2025.3.1.0 (build 36398880) (public-release)
+)";
+
+// Writes an executable shell script `name` into `dir` that prints `output`.
+std::string WriteScript(const std::string& dir, const std::string& name, const std::string& output) {
+  std::string path = dir + "/" + name;
+  std::ofstream(path) << "#!/bin/sh\ncat <<'EOF'\n" << output << "EOF\n";
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  return path;
+}
+
+TEST_CASE("ParseNcuVersion reads the first three version components") {
+  CHECK(ParseNcuVersion(kNcuVersion) == "2025.3.1");
+  CHECK(ParseNcuVersion("Version 2024.1 (build 1)") == "2024.1");
+  CHECK_FALSE(ParseNcuVersion("ncu: command not found").has_value());
+}
+
+TEST_CASE("DetectCapabilities advertises ncu when a fake ncu prints its version") {
+  testing::TempDir dir;
+  CapabilityProbeConfig config;
+  config.nvcc_path = "";
+  config.nvidia_smi_path = "";
+  config.ncu_path = WriteScript(dir.path(), "ncu", kNcuVersion);
+  DetectedCapabilities caps = DetectCapabilities(config);
+  REQUIRE(caps.properties.size() == 1);
+  CHECK(caps.properties[0].key() == "ncu");
+  CHECK(caps.properties[0].value() == "2025.3.1");
+  CHECK(ValidateProperties(caps.properties).ok());
+  CHECK(caps.ncu_note.empty());
+
+  // A tool that runs but prints no version is not Nsight Compute.
+  config.ncu_path = WriteScript(dir.path(), "not-ncu", "hello\n");
+  caps = DetectCapabilities(config);
+  CHECK(caps.properties.empty());
+  CHECK(caps.ncu_note.find("no version") != std::string::npos);
+
+  config.ncu_path = "/nonexistent/ncu";
+  caps = DetectCapabilities(config);
+  CHECK(caps.properties.empty());
+  CHECK(caps.ncu_note.find("/nonexistent/ncu") != std::string::npos);
+}
+
+TEST_CASE("FindNcu looks in PATH, then the fixed places, then the newest versioned install") {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir.File("bin"));
+  std::filesystem::create_directories(dir.File("opt/2024.1.0"));
+  std::filesystem::create_directories(dir.File("opt/2025.3.1"));
+  const std::string old_install = WriteScript(dir.File("opt/2024.1.0"), "ncu", kNcuVersion);
+  const std::string new_install = WriteScript(dir.File("opt/2025.3.1"), "ncu", kNcuVersion);
+  CHECK(FindNcu("/nonexistent", {"/nonexistent/ncu"}, dir.File("opt")) == new_install);
+  const std::string fixed = WriteScript(dir.path(), "ncu", kNcuVersion);
+  CHECK(FindNcu("/nonexistent", {fixed}, dir.File("opt")) == fixed);
+  const std::string in_path = WriteScript(dir.File("bin"), "ncu", kNcuVersion);
+  CHECK(FindNcu(absl::StrCat("/nonexistent:", dir.File("bin")), {fixed}, dir.File("opt")) == in_path);
+  CHECK(FindNcu("/nonexistent", {"/nonexistent/ncu"}, dir.File("nothing")).empty());
 }
 
 }  // namespace

@@ -1,0 +1,244 @@
+#include "worker/ncu_report.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <map>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
+
+namespace kseek {
+namespace {
+
+using kernelseek::v1::KernelProfile;
+
+constexpr absl::string_view kSpeedOfLight = "GPU Speed Of Light Throughput";
+constexpr absl::string_view kOccupancy = "Occupancy";
+constexpr absl::string_view kLaunchStats = "Launch Statistics";
+constexpr absl::string_view kMemoryWorkload = "Memory Workload Analysis";
+
+// Metrics kept beside the headline fields, in this order: the ones that say
+// which unit or limit a kernel is bound by.
+constexpr std::array<std::pair<absl::string_view, absl::string_view>, 13> kNotableMetrics = {{
+    {kSpeedOfLight, "DRAM Throughput"},
+    {kSpeedOfLight, "L1/TEX Cache Throughput"},
+    {kSpeedOfLight, "L2 Cache Throughput"},
+    {kMemoryWorkload, "Memory Throughput"},
+    {kMemoryWorkload, "Mem Busy"},
+    {kMemoryWorkload, "Max Bandwidth"},
+    {kMemoryWorkload, "L1/TEX Hit Rate"},
+    {kMemoryWorkload, "L2 Hit Rate"},
+    {kOccupancy, "Block Limit Registers"},
+    {kOccupancy, "Block Limit Shared Mem"},
+    {kOccupancy, "Block Limit Warps"},
+    {kOccupancy, "Achieved Active Warps Per SM"},
+    {kLaunchStats, "Waves Per SM"},
+}};
+
+// Reads one CSV record from `text` at `*pos` ("" quoted, "" as an escaped
+// quote, newlines allowed inside quotes) and moves `*pos` past its newline.
+std::vector<std::string> ReadRecord(absl::string_view text, size_t* pos) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  size_t i = *pos;
+  for (; i < text.size(); ++i) {
+    char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        fields.back().push_back('"');
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        fields.back().push_back(c);
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+    } else if (c == '\n') {
+      break;
+    } else if (c != '\r') {
+      fields.back().push_back(c);
+    }
+  }
+  *pos = i < text.size() ? i + 1 : text.size();
+  return fields;
+}
+
+// ncu prints large numbers with thousands separators ("1,234,567").
+bool ParseNumber(absl::string_view value, double* out) {
+  std::string plain = absl::StrReplaceAll(absl::StripAsciiWhitespace(value), {{",", ""}});
+  return absl::SimpleAtod(plain, out);
+}
+
+// Seconds-based units scaled to microseconds; 0 for an unknown unit.
+double MicrosecondsPer(absl::string_view unit) {
+  if (unit == "nsecond" || unit == "ns") return 1e-3;
+  if (unit == "usecond" || unit == "us") return 1;
+  if (unit == "msecond" || unit == "ms") return 1e3;
+  if (unit == "second" || unit == "s") return 1e6;
+  return 0;
+}
+
+// Byte units to bytes. ncu's scaled units are decimal (its "Kbyte" is 1000
+// bytes); the command asks for base units, so these are a fallback.
+double BytesPer(absl::string_view unit) {
+  if (unit == "byte" || unit == "B") return 1;
+  if (unit == "Kbyte" || unit == "KB") return 1e3;
+  if (unit == "Mbyte" || unit == "MB") return 1e6;
+  return 0;
+}
+
+struct Launch {
+  std::string kernel;
+  std::string block_size;
+  std::string grid_size;
+  // (section, name) -> (unit, value as printed)
+  std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> metrics;
+};
+
+KernelProfile ToProfile(const Launch& launch) {
+  KernelProfile p;
+  p.set_kernel(launch.kernel);
+  p.set_block_size(launch.block_size);
+  p.set_grid_size(launch.grid_size);
+  auto number = [&](absl::string_view section, absl::string_view name, double* value, std::string* unit) {
+    auto it = launch.metrics.find({std::string(section), std::string(name)});
+    if (it == launch.metrics.end()) return false;
+    if (unit != nullptr) *unit = it->second.first;
+    return ParseNumber(it->second.second, value);
+  };
+  double value = 0;
+  std::string unit;
+  if (number(kSpeedOfLight, "Duration", &value, &unit)) p.set_duration_us(value * MicrosecondsPer(unit));
+  if (number(kSpeedOfLight, "Compute (SM) Throughput", &value, nullptr)) p.set_sm_throughput_pct(value);
+  if (number(kSpeedOfLight, "Memory Throughput", &value, nullptr)) p.set_memory_throughput_pct(value);
+  if (number(kOccupancy, "Achieved Occupancy", &value, nullptr)) p.set_achieved_occupancy_pct(value);
+  if (number(kOccupancy, "Theoretical Occupancy", &value, nullptr)) p.set_theoretical_occupancy_pct(value);
+  if (number(kLaunchStats, "Registers Per Thread", &value, nullptr)) {
+    p.set_registers_per_thread(static_cast<int32_t>(value));
+  }
+  double shared = 0;
+  for (absl::string_view name : {"Static Shared Memory Per Block", "Dynamic Shared Memory Per Block"}) {
+    if (number(kLaunchStats, name, &value, &unit)) shared += value * BytesPer(unit);
+  }
+  p.set_shared_memory_per_block_bytes(static_cast<int64_t>(shared));
+  for (const auto& [section, name] : kNotableMetrics) {
+    auto it = launch.metrics.find({std::string(section), std::string(name)});
+    if (it == launch.metrics.end()) continue;
+    kernelseek::v1::ProfileMetric* m = p.add_metrics();
+    m->set_section(std::string(section));
+    m->set_name(std::string(name));
+    m->set_unit(it->second.first);
+    m->set_value(absl::StrReplaceAll(it->second.second, {{",", ""}}));
+  }
+  return p;
+}
+
+}  // namespace
+
+std::string NcuKernelFilter(const std::vector<std::string>& mangled_functions) {
+  std::vector<std::string> escaped;
+  for (const std::string& name : mangled_functions) {
+    std::string e;
+    for (char c : name) {
+      if (!absl::ascii_isalnum(c) && c != '_') e.push_back('\\');
+      e.push_back(c);
+    }
+    escaped.push_back(std::move(e));
+  }
+  return absl::StrCat("regex:^(", absl::StrJoin(escaped, "|"), ")$");
+}
+
+std::vector<std::string> NcuProfileArgv(const std::string& ncu_path, const std::vector<std::string>& functions,
+                                        const std::string& log_path, const std::vector<std::string>& runner_argv) {
+  const int launches =
+      std::min(kNcuMaxLaunches, kNcuLaunchesPerKernel * std::max(1, static_cast<int>(functions.size())));
+  std::vector<std::string> argv = {ncu_path,
+                                   "--clock-control", "none",
+                                   "--csv",
+                                   "--page", "details",
+                                   "--print-units", "base",
+                                   "--section", "SpeedOfLight",
+                                   "--section", "Occupancy",
+                                   "--section", "LaunchStats",
+                                   "--section", "MemoryWorkloadAnalysis",
+                                   "--kernel-name-base", "mangled",
+                                   "--kernel-name", NcuKernelFilter(functions),
+                                   "--print-kernel-base", "function",
+                                   "--launch-count", absl::StrCat(launches),
+                                   "--log-file", log_path};
+  argv.insert(argv.end(), runner_argv.begin(), runner_argv.end());
+  return argv;
+}
+
+absl::StatusOr<NcuReport> ParseNcuCsv(absl::string_view log_text) {
+  NcuReport report;
+  std::map<std::string, size_t> column;
+  std::vector<std::string> launch_order;
+  std::map<std::string, Launch> launches;  // by ncu's launch ID
+  size_t pos = 0;
+  while (pos < log_text.size()) {
+    absl::string_view rest = log_text.substr(pos);
+    if (absl::StartsWith(rest, "==")) {
+      size_t end = rest.find('\n');
+      absl::string_view line = rest.substr(0, end);
+      pos = end == absl::string_view::npos ? log_text.size() : pos + end + 1;
+      if (absl::ConsumePrefix(&line, "==ERROR==")) {
+        report.errors.emplace_back(absl::StripAsciiWhitespace(line));
+      }
+      continue;
+    }
+    std::vector<std::string> fields = ReadRecord(log_text, &pos);
+    if (column.empty()) {
+      if (fields.front() != "ID") continue;  // tool chatter before the header
+      for (size_t i = 0; i < fields.size(); ++i) column[fields[i]] = i;
+      for (const char* needed : {"ID", "Kernel Name", "Block Size", "Grid Size", "Section Name", "Metric Name",
+                                 "Metric Unit", "Metric Value"}) {
+        if (!column.contains(needed)) {
+          return absl::InvalidArgumentError(absl::StrCat("ncu's CSV header has no \"", needed, "\" column"));
+        }
+      }
+      continue;
+    }
+    auto field = [&](const char* name) -> const std::string& {
+      static const std::string kEmpty;
+      size_t i = column[name];
+      return i < fields.size() ? fields[i] : kEmpty;
+    };
+    if (fields.size() < column.size() || field("ID").empty()) continue;  // a blank or cut line
+    auto [it, inserted] = launches.try_emplace(field("ID"));
+    Launch& launch = it->second;
+    if (inserted) {
+      launch_order.push_back(field("ID"));
+      launch.kernel = field("Kernel Name");
+      launch.block_size = field("Block Size");
+      launch.grid_size = field("Grid Size");
+    }
+    if (field("Metric Name").empty()) continue;  // a rule's row, with no metric
+    launch.metrics.try_emplace({field("Section Name"), field("Metric Name")}, field("Metric Unit"),
+                               field("Metric Value"));
+  }
+  if (column.empty() && report.errors.empty()) {
+    return absl::InvalidArgumentError("ncu's output has no CSV header (\"ID\",...) and no error line");
+  }
+  std::map<std::string, size_t> by_kernel;  // kernel name -> index in report.kernels
+  for (const std::string& id : launch_order) {
+    const Launch& launch = launches[id];
+    auto [it, inserted] = by_kernel.try_emplace(launch.kernel, report.kernels.size());
+    if (inserted) report.kernels.push_back(ToProfile(launch));
+    KernelProfile& profile = report.kernels[it->second];
+    profile.set_launches(profile.launches() + 1);
+  }
+  return report;
+}
+
+}  // namespace kseek
