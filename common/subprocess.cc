@@ -289,6 +289,10 @@ absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessSpec& spec) {
   return result;
 }
 
+std::string OutputTail(const std::string& text, size_t n) {
+  return text.size() <= n ? text : text.substr(text.size() - n);
+}
+
 std::string FormatCommandLine(const std::vector<std::string>& argv) {
   return absl::StrJoin(argv, " ", [](std::string* out, const std::string& arg) {
     bool plain = !arg.empty() && std::all_of(arg.begin(), arg.end(), [](char c) {

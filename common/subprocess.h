@@ -62,6 +62,10 @@ struct SubprocessResult {
 // A program that starts and then fails is a SubprocessResult, not an error.
 absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessSpec& spec);
 
+// The last `n` bytes of a program's output, for an error message: where a
+// program says why it failed.
+std::string OutputTail(const std::string& text, size_t n);
+
 // Joins argv for display, quoting arguments that contain shell-special
 // characters, so the line can be pasted into a shell.
 std::string FormatCommandLine(const std::vector<std::string>& argv);

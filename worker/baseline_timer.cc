@@ -17,8 +17,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string Tail(const std::string& text, size_t n) { return text.size() <= n ? text : text.substr(text.size() - n); }
-
 // File-name-safe: letters, digits, '.', '-', others become '_'.
 std::string Safe(const std::string& text) {
   std::string out;
@@ -119,7 +117,7 @@ BaselineTimings BaselineTimer::Time(const runner::Problem& problem,
     return timings;
   }
   if (!ran->Succeeded() || !answer.is_object()) {
-    fail_all(absl::StrCat("baseline program ", ran->Describe(), ": ", Tail(ran->stderr_text, 500)));
+    fail_all(absl::StrCat("baseline program ", ran->Describe(), ": ", OutputTail(ran->stderr_text, 500)));
     return timings;
   }
   const std::string version_line = absl::StrCat(answer.value("baseline", backend), " (", answer.value("version", ""), ")");

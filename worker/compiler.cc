@@ -15,6 +15,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "common/subprocess.h"
+#include "common/temp_dir.h"
 #include "worker/ptxas_report.h"
 #include "worker/sass_summary.h"
 
@@ -29,32 +30,6 @@ constexpr absl::string_view kWorkPlaceholder = "$WORK";
 // runs to several MiB, so it gets its own, larger cap.
 constexpr size_t kMaxSassDumpBytes = 256 << 20;
 constexpr size_t kMaxSourceNameBytes = 100;
-
-// Owns a private temp dir and removes it, whatever happened inside.
-class TempDir {
- public:
-  static absl::StatusOr<TempDir> Create(const std::string& parent) {
-    std::string pattern = absl::StrCat(parent, "/kseek-compile-XXXXXX");
-    // mkdtemp creates the directory with mode 0700.
-    if (mkdtemp(pattern.data()) == nullptr) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("cannot create a temp dir under '", parent, "': ", std::strerror(errno)));
-    }
-    return TempDir(std::move(pattern));
-  }
-  TempDir(TempDir&& other) noexcept : path_(std::exchange(other.path_, "")) {}
-  TempDir& operator=(TempDir&&) = delete;
-  ~TempDir() {
-    if (path_.empty()) return;
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  explicit TempDir(std::string path) : path_(std::move(path)) {}
-  std::string path_;
-};
 
 absl::Status WriteNewFile(const std::string& path, absl::string_view contents) {
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -149,7 +124,7 @@ absl::StatusOr<CompileResult> Compiler::Build(const kernelseek::v1::JobSpec& spe
   }
   if (absl::Status s = nvcc_.Validate(spec.compile()); !s.ok()) return s;
 
-  absl::StatusOr<TempDir> work = TempDir::Create(config_.temp_dir);
+  absl::StatusOr<TempDir> work = TempDir::Create(config_.temp_dir, "kseek-compile");
   if (!work.ok()) return work.status();
   const std::string& dir = work->path();
   const std::string file_name = SanitizeSourceName(spec.source_name());

@@ -18,6 +18,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "common/subprocess.h"
+#include "common/temp_dir.h"
 #include "worker/baseline_timer.h"
 #include "worker/ncu_report.h"
 #include "worker/runner/problem.h"
@@ -28,28 +29,6 @@ namespace {
 using kernelseek::v1::RunResult;
 using kernelseek::v1::ScenarioResult;
 using nlohmann::json;
-
-// A private directory removed with this object.
-class WorkDir {
- public:
-  static absl::StatusOr<WorkDir> Create(const std::string& parent) {
-    std::string pattern = absl::StrCat(parent, "/kseek-run-XXXXXX");
-    if (mkdtemp(pattern.data()) == nullptr) {
-      return absl::FailedPreconditionError(absl::StrCat("cannot make a temp dir under ", parent));
-    }
-    return WorkDir(pattern);
-  }
-  WorkDir(WorkDir&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
-  ~WorkDir() {
-    std::error_code ignored;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  explicit WorkDir(std::string path) : path_(std::move(path)) {}
-  std::string path_;
-};
 
 double JsonNumber(const json& j, const char* key) {
   auto it = j.find(key);
@@ -98,8 +77,6 @@ std::string ReadWholeFile(const std::string& path) {
   return text.str();
 }
 
-std::string Tail(const std::string& text, size_t n) { return text.size() <= n ? text : text.substr(text.size() - n); }
-
 }  // namespace
 
 RunExecutor::RunExecutor(const Compiler* compiler, RunExecutorConfig config)
@@ -117,7 +94,7 @@ absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, 
     return absl::FailedPreconditionError(absl::StrCat("kseek-runner not found at ", config_.runner_path));
   }
 
-  absl::StatusOr<WorkDir> work = WorkDir::Create(config_.temp_dir);
+  absl::StatusOr<TempDir> work = TempDir::Create(config_.temp_dir, "kseek-run");
   if (!work.ok()) return work.status();
   const std::string so_path = absl::StrCat(work->path(), "/kernel.so");
   kernelseek::v1::Progress progress;
@@ -186,7 +163,7 @@ absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, 
     if (!ran->Succeeded() && ran->exit_code != 1) {
       std::string why = ran->timed_out ? absl::StrCat("kseek-runner ", ran->Describe())
                                        : absl::StrCat("kseek-runner ended with ", ran->Describe());
-      result.set_runner_error(absl::StrCat(why, ": ", Tail(ran->stderr_text, 2000)));
+      result.set_runner_error(absl::StrCat(why, ": ", OutputTail(ran->stderr_text, 2000)));
       if (!doc.is_object()) {
         for (const std::string& id : names) {
           ScenarioResult* r = result.add_scenarios();
@@ -265,7 +242,7 @@ absl::StatusOr<kernelseek::v1::ProfileResult> RunExecutor::Profile(const kernels
     return absl::FailedPreconditionError(absl::StrCat("kseek-runner not found at ", config_.runner_path));
   }
 
-  absl::StatusOr<WorkDir> work = WorkDir::Create(config_.temp_dir);
+  absl::StatusOr<TempDir> work = TempDir::Create(config_.temp_dir, "kseek-run");
   if (!work.ok()) return work.status();
   const std::string so_path = absl::StrCat(work->path(), "/kernel.so");
   const std::string log_path = absl::StrCat(work->path(), "/ncu.csv");
@@ -332,9 +309,9 @@ absl::StatusOr<kernelseek::v1::ProfileResult> RunExecutor::Profile(const kernels
   // verification), anything else or a kill means the run itself broke.
   if (!ran->Succeeded() && !(ran->term_signal == 0 && !ran->timed_out && ran->exit_code == 1)) {
     problems.push_back(absl::StrCat("ncu ", ran->Describe(), ": ",
-                                    Tail(ran->stderr_text.empty() ? log : ran->stderr_text, 1000)));
+                                    OutputTail(ran->stderr_text.empty() ? log : ran->stderr_text, 1000)));
   } else if (!parsed.ok()) {
-    problems.push_back(absl::StrCat(parsed.status().message(), ": ", Tail(log + ran->stderr_text, 1000)));
+    problems.push_back(absl::StrCat(parsed.status().message(), ": ", OutputTail(log + ran->stderr_text, 1000)));
   } else if (result.kernels().empty() && problems.empty()) {
     problems.push_back(absl::StrCat("ncu profiled no launch of the candidate's kernels (",
                                     absl::StrJoin(functions, ", "), ") in scenario ", scenario));
