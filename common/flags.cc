@@ -1,6 +1,7 @@
 #include "common/flags.h"
 
 #include <cstdlib>
+#include <iostream>
 
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
@@ -155,6 +156,24 @@ std::string FlagSet::Usage() const {
   }
   absl::StrAppend(&out, absl::StrFormat("%-28s %s\n", "  -h, --help", "show this help"));
   return out;
+}
+
+std::optional<int> ParseCommandFlags(FlagSet& flags, const std::vector<std::string>& args,
+                                     const std::string& program) {
+  absl::StatusOr<std::vector<std::string>> rest = flags.Parse(args);
+  if (!rest.ok()) {
+    std::cerr << program << ": " << rest.status().message() << "\n";
+    return 2;
+  }
+  if (flags.help_requested()) {
+    std::cout << flags.Usage();
+    return 0;
+  }
+  if (!rest->empty()) {
+    std::cerr << program << ": unexpected argument \"" << rest->front() << "\"\n";
+    return 2;
+  }
+  return std::nullopt;
 }
 
 }  // namespace kseek

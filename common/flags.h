@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,13 @@ class FlagSet {
   std::vector<Flag> flags_;
   bool help_requested_ = false;
 };
+
+// For a main() whose command takes flags and no positional arguments:
+// parses `args` into `flags`. Returns 0 after printing the usage for --help,
+// 2 after printing "PROGRAM: what was wrong" on stderr for a bad flag or a
+// stray argument, and nullopt when the program should go on.
+std::optional<int> ParseCommandFlags(FlagSet& flags, const std::vector<std::string>& args,
+                                     const std::string& program);
 
 }  // namespace kseek
 

@@ -79,13 +79,7 @@ int TokenCreate(const std::vector<std::string>& args) {
   flags.String("db", &db_path, "SQLite database of the server (created if missing)");
   flags.String("user", &user, "name of the user the token is for");
   flags.String("worker", &worker, "name of the worker (or worker pool) the token is for");
-  absl::StatusOr<std::vector<std::string>> rest = flags.Parse(args);
-  if (!rest.ok()) return Fail(std::string(rest.status().message()), kUsageError);
-  if (flags.help_requested()) {
-    std::cout << flags.Usage();
-    return 0;
-  }
-  if (!rest->empty()) return Fail(absl::StrCat("unexpected argument \"", rest->front(), "\""), kUsageError);
+  if (std::optional<int> done = ParseCommandFlags(flags, args, "kseek-server")) return *done;
   if (db_path.empty()) return Fail("--db is required", kUsageError);
   if (user.empty() == worker.empty()) return Fail("give exactly one of --user NAME or --worker NAME", kUsageError);
   TokenKind kind = user.empty() ? TokenKind::kWorker : TokenKind::kUser;
@@ -131,13 +125,7 @@ int Serve(const std::vector<std::string>& args) {
   flags.Int("llm-backoff-ms", &llm_backoff_ms, "delay before the second LLM attempt, doubled for each further one");
   flags.Int("llm-timeout", &llm_timeout_s, "seconds one LLM attempt may take");
   flags.Int("session-job-wait", &session_job_wait_s, "seconds a session's tool waits for its compile/verify/bench job");
-  absl::StatusOr<std::vector<std::string>> rest = flags.Parse(args);
-  if (!rest.ok()) return Fail(std::string(rest.status().message()), kUsageError);
-  if (flags.help_requested()) {
-    std::cout << flags.Usage();
-    return 0;
-  }
-  if (!rest->empty()) return Fail(absl::StrCat("unexpected argument \"", rest->front(), "\""), kUsageError);
+  if (std::optional<int> done = ParseCommandFlags(flags, args, "kseek-server")) return *done;
   if (db_path.empty()) return Fail("--db is required", kUsageError);
   if (lease_timeout_s < 1 || idle_poll_s < 1 || max_attempts < 1) {
     return Fail("--lease-timeout, --idle-poll and --max-attempts must be at least 1", kUsageError);

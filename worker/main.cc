@@ -126,18 +126,9 @@ int Main(int argc, char** argv) {
   flags.String("baseline-cache", &baseline_cache, "where measured baseline timings are kept (empty: nowhere)");
   flags.Double("gpu-mem-cap-gb", &gpu_mem_cap_gb, "GPU memory a runner may allocate (0: no cap)");
   flags.Int("bench-chunk", &bench_chunk, "scenarios per runner process in a bench, alternating with the baseline");
-  absl::StatusOr<std::vector<std::string>> rest = flags.Parse(std::vector<std::string>(argv + 1, argv + argc));
-  if (!rest.ok()) {
-    std::cerr << "kseek-worker: " << rest.status().message() << "\n";
-    return 2;
-  }
-  if (flags.help_requested()) {
-    std::cout << flags.Usage();
-    return 0;
-  }
-  if (!rest->empty()) {
-    std::cerr << "kseek-worker: unexpected argument \"" << rest->front() << "\"\n";
-    return 2;
+  if (std::optional<int> done =
+          ParseCommandFlags(flags, std::vector<std::string>(argv + 1, argv + argc), "kseek-worker")) {
+    return *done;
   }
   if (token.empty()) {
     std::cerr << "kseek-worker: no token: pass --token or set KSEEK_WORKER_TOKEN "

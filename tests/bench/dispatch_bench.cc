@@ -216,14 +216,9 @@ int Main(int argc, char** argv) {
   flags.Int("latency-jobs", &latency_jobs, "sequential trivial jobs for the overhead measurement");
   flags.Int("workers", &workers, "simulated workers for the throughput measurement");
   flags.Int("jobs", &jobs, "queued jobs for the throughput measurement");
-  auto rest = flags.Parse(std::vector<std::string>(argv + 1, argv + argc));
-  if (!rest.ok()) {
-    std::cerr << rest.status().message() << "\n";
-    return 2;
-  }
-  if (flags.help_requested()) {
-    std::cout << flags.Usage();
-    return 0;
+  if (std::optional<int> done =
+          ParseCommandFlags(flags, std::vector<std::string>(argv + 1, argv + argc), "kseek-dispatch-bench")) {
+    return *done;
   }
   Latency(static_cast<int>(latency_jobs));
   Throughput(static_cast<int>(workers), static_cast<int>(jobs));
