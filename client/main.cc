@@ -282,6 +282,56 @@ int RunBench(const std::vector<std::string>& args, const GlobalOptions& global) 
   return RunScenarioJob(kernelseek::v1::JOB_KIND_BENCH, args, global);
 }
 
+// Prints a finished profile job and returns its exit code (see
+// ProfileExitCode); a job that failed without a result is one line on stderr.
+int ReportFinishedProfile(const Job& job, bool json) {
+  if (json) {
+    if (int code = PrintJson(job); code != kExitOk) return code;
+  }
+  if (job.state() == kernelseek::v1::JOB_STATE_FAILED) {
+    return Fail(kExitJobFailed,
+                absl::StrCat("job ", job.id(), " failed after ", job.attempts(), " attempt(s): ",
+                             job.failure().empty() ? "no reason given" : job.failure()));
+  }
+  if (!job.result().has_profile()) {
+    return Fail(kExitServer, absl::StrCat("job ", job.id(), " finished without a profile result"));
+  }
+  if (!json) std::cout << FormatProfileReport(job);
+  return ProfileExitCode(job);
+}
+
+int RunProfile(const std::vector<std::string>& args, const GlobalOptions& global) {
+  CommonFlags common;
+  RunRequest request;
+  request.kind = kernelseek::v1::JOB_KIND_PROFILE;
+  bool no_wait = false;
+  FlagSet flags("kseek profile", "FILE --problem PROBLEM --arch ARCH --scenario ID [flags]",
+                "Builds FILE into a shared object on a GPU worker that has Nsight Compute, runs\n"
+                "the verification of one scenario of PROBLEM under ncu, and prints per kernel\n"
+                "of FILE: block and grid, duration, SM and memory throughput, achieved and\n"
+                "theoretical occupancy, registers per thread, shared memory per block and\n"
+                "ncu's other metrics; then the scenario's verdict, the GPU, the ncu version\n"
+                "and command line, and ncu's error if it had one. Shows the stage on stderr\n"
+                "while it waits. `kseek scenarios PROBLEM` lists the scenario ids.\n"
+                "Exits 1 when FILE did not compile or failed the scenario, 4 when ncu\n"
+                "reported an error or profiled no kernel of FILE (see kseek --help).");
+  AddCommonFlags(&flags, &common, /*json=*/true);
+  flags.String("problem", &request.problem, "problem to check against, e.g. attention_fwd");
+  flags.String("scenario", &request.scenarios,
+               "the one scenario id to profile, e.g. perf-bf16-d64-full-s512");
+  AddCompileFlags(&flags, &request.compile);
+  flags.Bool("no-wait", &no_wait, "print the job id and return without waiting");
+  std::vector<std::string> positional;
+  if (auto done = ParseArgs(&flags, args, &positional)) return *done;
+  if (auto done = ExpectPositional(positional, 1, "one FILE", "profile")) return *done;
+  request.compile.path = positional[0];
+
+  absl::StatusOr<kernelseek::v1::JobSpec> spec = MakeRunSpec(request);
+  if (!spec.ok()) return Fail(kExitUsage, spec.status().message());
+  return SubmitAndReport(*spec, global, common, no_wait, &FormatRunProgress,
+                         &ReportFinishedProfile);
+}
+
 int RunScenarios(const std::vector<std::string>& args, const GlobalOptions& global) {
   CommonFlags common;
   std::string set;
@@ -336,8 +386,8 @@ int RunJobs(const std::vector<std::string>& args, const GlobalOptions& global) {
 int RunJob(const std::vector<std::string>& args, const GlobalOptions& global) {
   CommonFlags common;
   FlagSet flags("kseek job", "ID [flags]",
-                "Shows one job: its state, where it ran, and its compile, verify or bench\n"
-                "report once finished.");
+                "Shows one job: its state, where it ran, and its compile, verify, bench or\n"
+                "profile report once finished.");
   AddCommonFlags(&flags, &common, /*json=*/true);
   std::vector<std::string> positional;
   if (auto done = ParseArgs(&flags, args, &positional)) return *done;
@@ -755,6 +805,7 @@ constexpr Command kCommands[] = {
     {"compile", "compile a CUDA file on a worker; print diagnostics, resources, SASS", RunCompile},
     {"verify", "check a kernel on a problem's scenarios on a GPU worker", RunVerify},
     {"bench", "check and time a kernel against a baseline on a GPU worker", RunBench},
+    {"profile", "profile a kernel on one scenario with Nsight Compute on a GPU worker", RunProfile},
     {"scenarios", "list a problem's scenarios", RunScenarios},
     {"jobs", "list jobs", RunJobs},
     {"job", "show one job and its report", RunJob},
@@ -782,9 +833,12 @@ std::string TopLevelDescription() {
   }
   absl::StrAppend(&text,
                   "\nexit codes:\n"
-                  "  0  success; verify, bench: every scenario passed (bench: and was timed)\n"
+                  "  0  success; verify, bench: every scenario passed (bench: and was timed);\n"
+                  "     profile: kernels profiled without an error; the scenario did not fail\n"
                   "  1  compile: the job ran but the kernel did not compile (report printed)\n"
                   "     verify, bench: the kernel did not compile or a scenario failed\n"
+                  "     verification (report printed)\n"
+                  "     profile: the kernel did not compile or failed the scenario's\n"
                   "     verification (report printed)\n"
                   "  2  usage error: bad flags or arguments, unreadable FILE, or input the\n"
                   "     server rejected (unknown job or session id or problem, invalid\n"
@@ -793,6 +847,8 @@ std::string TopLevelDescription() {
                   "  4  compile, verify, bench: the job failed without a result (reason printed)\n"
                   "     verify, bench: the runner stopped early (runner error in the report),\n"
                   "     no scenario ran, or (bench) a passing scenario was not timed\n"
+                  "     profile: the job failed without a result (reason printed), or ncu\n"
+                  "     reported an error or profiled no kernel of FILE (report printed)\n"
                   "watch exits 0 once the session has ended, whatever its outcome; `kseek\n"
                   "session show` says how it ended.\n"
                   "\nErrors are one line on stderr starting \"kseek: \".\n"

@@ -272,7 +272,8 @@ std::string FormatJobDetails(const Job& job, absl::Time now) {
   };
   fields.emplace_back("options", FormatCompileOptions(job.spec().compile()));
   if (job.spec().kind() == kernelseek::v1::JOB_KIND_VERIFY ||
-      job.spec().kind() == kernelseek::v1::JOB_KIND_BENCH) {
+      job.spec().kind() == kernelseek::v1::JOB_KIND_BENCH ||
+      job.spec().kind() == kernelseek::v1::JOB_KIND_PROFILE) {
     fields.emplace_back("run", FormatRunOptions(job.spec().kind(), job.spec().run()));
   }
   fields.emplace_back("created", FormatTimeWithAge(job.created(), now));
@@ -280,9 +281,10 @@ std::string FormatJobDetails(const Job& job, absl::Time now) {
   if (job.state() == kernelseek::v1::JOB_STATE_FAILED) {
     fields.emplace_back("failure", OrDash(job.failure()));
   }
-  const CompileResult* compile = job.result().has_compile() ? &job.result().compile()
-                                 : job.result().has_run()   ? &job.result().run().compile()
-                                                            : nullptr;
+  const CompileResult* compile = job.result().has_compile()   ? &job.result().compile()
+                                 : job.result().has_run()     ? &job.result().run().compile()
+                                 : job.result().has_profile() ? &job.result().profile().compile()
+                                                              : nullptr;
   if (compile != nullptr && !compile->command().empty()) {
     fields.emplace_back("command", compile->command());
   }
@@ -295,6 +297,7 @@ std::string FormatJobDetails(const Job& job, absl::Time now) {
     absl::StrAppend(&out, absl::StrFormat("%-9s %s\n", name, value));
   if (job.result().has_compile()) absl::StrAppend(&out, "\n", FormatCompileReport(job));
   if (job.result().has_run()) absl::StrAppend(&out, "\n", FormatRunReport(job));
+  if (job.result().has_profile()) absl::StrAppend(&out, "\n", FormatProfileReport(job));
   return out;
 }
 

@@ -54,8 +54,8 @@ std::string FormatCompileResult(const kernelseek::v1::JobSpec& spec, const std::
                                 const kernelseek::v1::CompileResult& result,
                                 CompileReportDetail detail);
 
-// Everything known about one job, followed by its compile or run report once
-// it has one.
+// Everything known about one job, followed by its compile, run or profile
+// report once it has one.
 std::string FormatJobDetails(const kernelseek::v1::Job& job, absl::Time now);
 
 // Tables with a header row; ages are relative to `now`.

@@ -8,11 +8,13 @@
 #include "absl/strings/str_join.h"
 #include "client/report_format.h"
 #include "client/text_table.h"
+#include "common/profile_text.h"
 
 namespace kseek {
 namespace {
 
 using kernelseek::v1::Job;
+using kernelseek::v1::ProfileResult;
 using kernelseek::v1::RunResult;
 using kernelseek::v1::ScenarioResult;
 
@@ -130,7 +132,8 @@ std::string FormatRunOptions(kernelseek::v1::JobKind kind,
                              const kernelseek::v1::RunOptions& options) {
   std::string out = absl::StrCat(
       JobKindLabel(kind), " ", options.problem().empty() ? "(no problem)" : options.problem(),
-      ", scenarios ", options.scenarios().empty() ? "(default)" : options.scenarios());
+      kind == kernelseek::v1::JOB_KIND_PROFILE ? ", scenario " : ", scenarios ",
+      options.scenarios().empty() ? "(default)" : options.scenarios());
   if (kind == kernelseek::v1::JOB_KIND_BENCH) {
     absl::StrAppend(&out, ", baseline ",
                     options.baseline().empty() ? "(default)" : options.baseline());
@@ -172,6 +175,37 @@ ExitCode RunExitCode(const Job& job) {
   if (IsBench(job) && !std::all_of(run.scenarios().begin(), run.scenarios().end(), WasTimed)) {
     return kExitJobFailed;
   }
+  return kExitOk;
+}
+
+std::string FormatProfileReport(const Job& job) {
+  std::string run_line = FormatRunOptions(job.spec().kind(), job.spec().run());
+  if (!job.result().has_profile()) {
+    return absl::StrCat(run_line, ": job ", job.id(), " has no profile result (",
+                        JobStateLabel(job.state()), ")\n");
+  }
+  const ProfileResult& profile = job.result().profile();
+  std::string out = absl::StrCat(run_line, "\n");
+  if (profile.has_compile()) {
+    absl::StrAppend(&out, FormatCompileResult(job.spec(), job.worker(), profile.compile(),
+                                              CompileReportDetail::kOutcomeAndDiagnostics));
+    if (!profile.compile().success()) return out;
+  }
+  const std::string& source = job.spec().source_name();
+  absl::StrAppend(
+      &out, "\n",
+      FormatProfileText(profile,
+                        ProfileTextOptions{.subject = source.empty() ? "(unnamed source)" : source,
+                                           .show_command_line = true}));
+  return out;
+}
+
+ExitCode ProfileExitCode(const Job& job) {
+  if (!job.result().has_profile()) return kExitJobFailed;
+  const ProfileResult& profile = job.result().profile();
+  if (profile.has_compile() && !profile.compile().success()) return kExitDidNotCompile;
+  if (profile.has_verdict() && !profile.verdict().passed()) return kExitScenarioFailed;
+  if (!profile.error().empty() || profile.kernels().empty()) return kExitJobFailed;
   return kExitOk;
 }
 

@@ -1,6 +1,6 @@
-// Text renderings of verify and bench jobs for the kseek CLI: the progress
-// line while scenarios run, the per-scenario report, and the exit code a
-// finished job maps to.
+// Text renderings of verify, bench and profile jobs for the kseek CLI: the
+// progress line while scenarios run, the per-scenario report, the profile
+// report, and the exit code a finished job maps to.
 //
 // Plain functions of the Job proto, so tests build jobs by hand and compare
 // text. Rows keep the order the server sent. Thread-safe.
@@ -23,7 +23,8 @@ std::string FormatProgressBar(int done, int total, int width);
 // "[######..................] 18/72  benchmarking on gpu-1".
 std::string FormatRunProgress(const kernelseek::v1::Job& job);
 
-// "bench attention_fwd, scenarios perf, baseline cudnn, at most 2 s per scenario".
+// "bench attention_fwd, scenarios perf, baseline cudnn, at most 2 s per scenario";
+// a profile names its one scenario: "profile attention_fwd, scenario ID".
 std::string FormatRunOptions(kernelseek::v1::JobKind kind,
                              const kernelseek::v1::RunOptions& options);
 
@@ -44,6 +45,22 @@ std::string FormatRunReport(const kernelseek::v1::Job& job);
 //   kExitOk (0)              otherwise: every scenario passed (and was timed)
 // A failed scenario outranks a runner error: the kernel is known to be wrong.
 ExitCode RunExitCode(const kernelseek::v1::Job& job);
+
+// The report of a finished profile job: the run line, the shared-object build
+// (its diagnostics when it failed, and then nothing else), then
+// FormatProfileText of the result with the ncu command line. A job without a
+// profile result gets one line saying so.
+std::string FormatProfileReport(const kernelseek::v1::Job& job);
+
+// How `kseek profile` exits for a finished job:
+//   kExitScenarioFailed (1)  the .so did not compile, or the scenario failed
+//                            verification under ncu
+//   kExitJobFailed (4)       no profile result, the profile has an error
+//                            (ncu failed, lacked counter permission, ...), or
+//                            no kernel of the candidate was profiled
+//   kExitOk (0)              otherwise
+// As for verify, a failed verdict outranks a profile error.
+ExitCode ProfileExitCode(const kernelseek::v1::Job& job);
 
 }  // namespace kseek
 

@@ -41,6 +41,30 @@ absl::Status CheckScenarios(const std::string& scenarios) {
   return absl::OkStatus();
 }
 
+// A profile runs every launch of the kernel many times under ncu, so it is of
+// one scenario named by its id. The server still checks the id exists and is
+// not a set name.
+absl::Status CheckProfileScenario(const std::string& scenario) {
+  if (scenario.empty()) {
+    return absl::InvalidArgumentError(
+        "--scenario is required: profile runs one scenario id, e.g. --scenario "
+        "perf-bf16-d64-full-s512 (`kseek scenarios PROBLEM` lists them)");
+  }
+  if (scenario.find(',') != std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--scenario \"", scenario, "\" is a list; profile runs exactly one scenario id"));
+  }
+  if (scenario == "all") {
+    return absl::InvalidArgumentError(
+        "--scenario all selects every scenario; profile runs exactly one scenario id");
+  }
+  if (!IsName(scenario)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--scenario \"", scenario, "\" is not a scenario id (letters, digits, '-', '_', '.')"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckBenchOptions(const RunRequest& request) {
   if (std::find(std::begin(kBaselineNames), std::end(kBaselineNames), request.baseline) ==
       std::end(kBaselineNames)) {
@@ -61,9 +85,10 @@ absl::Status CheckBenchOptions(const RunRequest& request) {
 
 absl::StatusOr<kernelseek::v1::JobSpec> MakeRunSpec(const RunRequest& request) {
   bool bench = request.kind == kernelseek::v1::JOB_KIND_BENCH;
-  if (!bench && request.kind != kernelseek::v1::JOB_KIND_VERIFY) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("a run needs job kind verify or bench, got ", static_cast<int>(request.kind)));
+  bool profile = request.kind == kernelseek::v1::JOB_KIND_PROFILE;
+  if (!bench && !profile && request.kind != kernelseek::v1::JOB_KIND_VERIFY) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a run needs job kind verify, bench or profile, got ", static_cast<int>(request.kind)));
   }
   if (request.problem.empty()) {
     return absl::InvalidArgumentError("--problem is required, e.g. --problem attention_fwd");
@@ -72,11 +97,14 @@ absl::StatusOr<kernelseek::v1::JobSpec> MakeRunSpec(const RunRequest& request) {
     return absl::InvalidArgumentError(absl::StrCat("--problem \"", request.problem,
                                                    "\" is not a problem name like attention_fwd"));
   }
-  if (absl::Status s = CheckScenarios(request.scenarios); !s.ok()) return s;
+  absl::Status scenarios =
+      profile ? CheckProfileScenario(request.scenarios) : CheckScenarios(request.scenarios);
+  if (!scenarios.ok()) return scenarios;
   if (bench) {
     if (absl::Status s = CheckBenchOptions(request); !s.ok()) return s;
   } else if (!request.baseline.empty() || request.max_seconds_per_scenario != 0 || request.reuse_baseline) {
-    return absl::InvalidArgumentError("a baseline and a time cap apply to bench only, not verify");
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a baseline and a time cap apply to bench only, not ", profile ? "profile" : "verify"));
   }
 
   absl::StatusOr<kernelseek::v1::JobSpec> spec = MakeCompileSpec(request.compile);

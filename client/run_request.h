@@ -1,10 +1,11 @@
-// Turns what a user typed for `kseek verify` and `kseek bench` into the
-// JobSpec to submit.
+// Turns what a user typed for `kseek verify`, `kseek bench` and `kseek
+// profile` into the JobSpec to submit.
 //
 // Checks the run options before any network call (problem and scenario id
-// spelling, the baseline name, the time cap) and then the compile options and
-// file as MakeCompileSpec does, so a typo is a usage error naming the bad
-// value. The server still resolves the problem and scenario names itself.
+// spelling, the baseline name, the time cap, profile's one scenario id) and
+// then the compile options and file as MakeCompileSpec does, so a typo is a
+// usage error naming the bad value. The server still resolves the problem and
+// scenario names itself.
 #ifndef KERNELSEEK_CLIENT_RUN_REQUEST_H_
 #define KERNELSEEK_CLIENT_RUN_REQUEST_H_
 
@@ -20,17 +21,19 @@ namespace kseek {
 inline constexpr const char* kBaselineNames[] = {"cudnn", "fa2", "fa3", "fa4", "none"};
 
 struct RunRequest {
-  kernelseek::v1::JobKind kind = kernelseek::v1::JOB_KIND_VERIFY;  // VERIFY or BENCH
+  kernelseek::v1::JobKind kind = kernelseek::v1::JOB_KIND_VERIFY;  // VERIFY, BENCH or PROFILE
   CompileRequest compile;
   std::string problem;                  // e.g. "attention_fwd"
-  std::string scenarios;                // "all", a set name, or ID,ID,...
+  std::string scenarios;                // "all", a set name, or ID,ID,...; profile: one ID
   std::string baseline;                 // bench only; one of kBaselineNames
   double max_seconds_per_scenario = 0;  // bench only; 0: the worker's default
   bool reuse_baseline = false;          // bench only: the worker's cached baseline timings
 };
 
-// INVALID_ARGUMENT for a bad option, naming the flag and value; NOT_FOUND or
-// PERMISSION_DENIED for an unreadable file (from MakeCompileSpec).
+// INVALID_ARGUMENT for a bad option, naming the flag and value (profile: no
+// --scenario, a list, or "all"; that a set name is not an id only the server
+// knows); NOT_FOUND or PERMISSION_DENIED for an unreadable file (from
+// MakeCompileSpec).
 absl::StatusOr<kernelseek::v1::JobSpec> MakeRunSpec(const RunRequest& request);
 
 }  // namespace kseek

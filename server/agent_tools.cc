@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/profile_text.h"
 #include "server/job_validation.h"
 
 namespace kseek {
@@ -499,29 +500,8 @@ absl::StatusOr<ToolOutcome> AgentTools::Profile(const json& args, const std::fun
   if (!profile.compile().success()) {
     return Error(absl::StrCat("version ", current_.record.id(), ": ", CompileSummary(profile.compile())));
   }
-  std::string out = absl::StrCat("profile of version ", current_.record.id(), " on ", profile.scenario());
-  if (!profile.gpu().empty()) absl::StrAppend(&out, " on ", profile.gpu());
-  if (!profile.ncu_version().empty()) absl::StrAppend(&out, " (Nsight Compute ", profile.ncu_version(), ")");
-  absl::StrAppend(&out, "\n");
-  if (profile.has_verdict()) {
-    absl::StrAppend(&out, "verify: ", profile.verdict().passed() ? "passed" : absl::StrCat("FAIL ", profile.verdict().reason()),
-                    "\n");
-  }
-  for (const kernelseek::v1::KernelProfile& k : profile.kernels()) {
-    absl::StrAppend(&out, absl::StrFormat("kernel %s block %s grid %s: %.1f us, SM throughput %.1f%%, memory "
-                                          "throughput %.1f%%, occupancy %.1f%% achieved / %.1f%% theoretical, %d "
-                                          "registers/thread, %d B shared/block\n",
-                                          k.kernel(), k.block_size(), k.grid_size(), k.duration_us(),
-                                          k.sm_throughput_pct(), k.memory_throughput_pct(),
-                                          k.achieved_occupancy_pct(), k.theoretical_occupancy_pct(),
-                                          k.registers_per_thread(), k.shared_memory_per_block_bytes()));
-    std::vector<std::string> metrics;
-    for (const kernelseek::v1::ProfileMetric& m : k.metrics()) {
-      metrics.push_back(absl::StrCat(m.name(), " ", m.value(), m.unit().empty() ? "" : " ", m.unit()));
-    }
-    if (!metrics.empty()) absl::StrAppend(&out, "  ", absl::StrJoin(metrics, ", "), "\n");
-  }
-  if (!profile.error().empty()) absl::StrAppend(&out, "profile error: ", profile.error(), "\n");
+  const std::string out =
+      FormatProfileText(profile, ProfileTextOptions{.subject = absl::StrCat("version ", current_.record.id())});
   return ToolOutcome{out, profile.kernels().empty(), ToolSignal::kNone, 0};
 }
 

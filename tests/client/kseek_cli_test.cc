@@ -383,5 +383,138 @@ TEST_CASE("kseek scenarios lists a problem's scenarios through the server") {
   CHECK(unknown.err == "kseek: no problem named \"matmul\"\n");
 }
 
+// A finished profile of k.cu on one attention_fwd scenario: one kernel with a
+// metric, a passing verdict.
+Job FinishedProfile() {
+  Job job;
+  job.set_id("11");
+  job.set_state(kernelseek::v1::JOB_STATE_SUCCEEDED);
+  job.set_worker("gpu-1");
+  job.set_attempts(1);
+  job.mutable_spec()->set_kind(kernelseek::v1::JOB_KIND_PROFILE);
+  job.mutable_spec()->set_source_name("k.cu");
+  job.mutable_spec()->mutable_compile()->set_arch("sm_90a");
+  job.mutable_spec()->mutable_run()->set_problem("attention_fwd");
+  job.mutable_spec()->mutable_run()->set_scenarios("perf-bf16-d64-full-s512");
+  auto* profile = job.mutable_result()->mutable_profile();
+  profile->mutable_compile()->set_success(true);
+  profile->set_scenario("perf-bf16-d64-full-s512");
+  profile->set_gpu("NVIDIA H200");
+  profile->set_ncu_version("2025.3.1");
+  profile->set_command("ncu --log-file $WORK/ncu.csv kseek-runner");
+  profile->mutable_verdict()->set_passed(true);
+  auto* k = profile->add_kernels();
+  k->set_kernel("attention_fwd_kernel");
+  k->set_block_size("(128, 1, 1)");
+  k->set_grid_size("(64, 16, 1)");
+  k->set_duration_us(845.3);
+  k->set_sm_throughput_pct(63.8);
+  k->set_memory_throughput_pct(41.3);
+  k->set_achieved_occupancy_pct(17.9);
+  k->set_theoretical_occupancy_pct(18.75);
+  k->set_registers_per_thread(168);
+  k->set_shared_memory_per_block_bytes(65536);
+  auto* m = k->add_metrics();
+  m->set_name("L2 Hit Rate");
+  m->set_unit("%");
+  m->set_value("88.10");
+  return job;
+}
+
+TEST_CASE("profile through a server: one scenario id, the kernel line, exit codes") {
+  testing::TempDir dir;
+  std::string source = dir.File("k.cu");
+  std::ofstream(source) << "extern \"C\" int attention_fwd() { return 0; }\n";
+  FakeCoordinatorServer server("t");
+  std::string flags = absl::StrCat("--server ", server.address(), " --token t");
+  std::string run = absl::StrCat(source, " --problem attention_fwd --arch sm_90a ", flags);
+
+  SECTION("a profiled kernel is printed and is exit 0") {
+    Job job = FinishedProfile();
+    Job leased = job;
+    leased.clear_result();
+    leased.set_state(kernelseek::v1::JOB_STATE_LEASED);
+    leased.set_stage("profiling perf-bf16-d64-full-s512 under ncu");
+    server.service().SetJob(job);
+    server.service().SetWatchScripts({{.updates = {leased, job}, .end = grpc::Status::OK}});
+    Outcome o =
+        RunKseek(absl::StrCat("profile ", run, " --scenario perf-bf16-d64-full-s512 --lineinfo"));
+    CHECK(o.exit_code == 0);
+    kernelseek::v1::JobSpec spec = server.service().last_submitted();
+    CHECK(spec.kind() == kernelseek::v1::JOB_KIND_PROFILE);
+    CHECK(spec.run().problem() == "attention_fwd");
+    CHECK(spec.run().scenarios() == "perf-bf16-d64-full-s512");
+    CHECK(spec.run().baseline().empty());
+    CHECK(spec.compile().line_info());
+    CHECK(absl::StrContains(o.err, "job 11: profiling perf-bf16-d64-full-s512 under ncu on gpu-1"));
+    CHECK(absl::StrContains(
+        o.out,
+        "\nprofile of k.cu on perf-bf16-d64-full-s512 on NVIDIA H200 (Nsight Compute 2025.3.1)\n"
+        "verify: passed\n"
+        "kernel attention_fwd_kernel block (128, 1, 1) grid (64, 16, 1): 845.3 us, SM throughput "
+        "63.8%, memory throughput 41.3%, occupancy 17.9% achieved / 18.8% theoretical, 168 "
+        "registers/thread, 65536 B shared/block\n"
+        "  L2 Hit Rate 88.10 %\n"
+        "ncu command: ncu --log-file $WORK/ncu.csv kseek-runner\n"));
+  }
+  SECTION("an ncu error with no kernel profiled is exit 4 with the error shown") {
+    Job job = FinishedProfile();
+    job.mutable_result()->mutable_profile()->clear_kernels();
+    job.mutable_result()->mutable_profile()->set_error("ncu: ERR_NVGPUCTRPERM");
+    ScriptJob(server, job);
+    Outcome o = RunKseek(absl::StrCat("profile ", run, " --scenario perf-bf16-d64-full-s512"));
+    CHECK(o.exit_code == 4);
+    CHECK(absl::StrContains(o.out, "\nprofile error: ncu: ERR_NVGPUCTRPERM\n"));
+  }
+  SECTION("a failed verdict is exit 1") {
+    Job job = FinishedProfile();
+    job.mutable_result()->mutable_profile()->mutable_verdict()->set_passed(false);
+    job.mutable_result()->mutable_profile()->mutable_verdict()->set_reason("NaN in lse");
+    ScriptJob(server, job);
+    Outcome o = RunKseek(absl::StrCat("profile ", run, " --scenario perf-bf16-d64-full-s512"));
+    CHECK(o.exit_code == 1);
+    CHECK(absl::StrContains(o.out, "\nverify: FAIL NaN in lse\n"));
+  }
+  SECTION("--no-wait prints the job id") {
+    ScriptJob(server, FinishedProfile());
+    Outcome o =
+        RunKseek(absl::StrCat("profile ", run, " --scenario perf-bf16-d64-full-s512 --no-wait"));
+    CHECK(o.exit_code == 0);
+    CHECK(o.out == "11\n");
+    CHECK(server.service().watch_calls() == 0);
+  }
+  SECTION("a missing --scenario or a list is a usage error before anything is submitted") {
+    Outcome missing = RunKseek(absl::StrCat("profile ", run));
+    CHECK(missing.exit_code == 2);
+    CHECK(missing.err ==
+          "kseek: --scenario is required: profile runs one scenario id, e.g. --scenario "
+          "perf-bf16-d64-full-s512 (`kseek scenarios PROBLEM` lists them)\n");
+    Outcome list = RunKseek(absl::StrCat("profile ", run, " --scenario a,b"));
+    CHECK(list.exit_code == 2);
+    CHECK(list.err ==
+          "kseek: --scenario \"a,b\" is a list; profile runs exactly one scenario id\n");
+    Outcome baseline =
+        RunKseek(absl::StrCat("profile ", run, " --scenario perf-a --baseline cudnn"));
+    CHECK(baseline.exit_code == 2);
+    CHECK(IsOneLine(baseline.err));
+    CHECK(server.service().last_submitted().kind() == kernelseek::v1::JOB_KIND_UNSPECIFIED);
+  }
+}
+
+TEST_CASE("kseek --help lists profile with its exit codes") {
+  Outcome o = RunKseek("--help");
+  CHECK(o.exit_code == 0);
+  CHECK(absl::StrContains(
+      o.out,
+      "  profile    profile a kernel on one scenario with Nsight Compute on a GPU worker\n"));
+  CHECK(absl::StrContains(
+      o.out, "     reported an error or profiled no kernel of FILE (report printed)\n"));
+  Outcome help = RunKseek("profile --help");
+  CHECK(help.exit_code == 0);
+  CHECK(absl::StrContains(help.out, "FILE --problem PROBLEM --arch ARCH --scenario ID [flags]"));
+  CHECK(absl::StrContains(help.out, "--scenario"));
+  CHECK(absl::StrContains(help.out, "--maxrregcount"));
+}
+
 }  // namespace
 }  // namespace kseek

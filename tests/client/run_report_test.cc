@@ -286,5 +286,104 @@ TEST_CASE("job details of a bench job show its run options and end with its repo
   CHECK(absl::StrContains(details, "\npassed 2/3 on NVIDIA H200, driver 580.65\n"));
 }
 
+// A finished profile of naive.cu on one attention_fwd scenario whose .so
+// built and whose one kernel ncu profiled.
+Job ProfileJob() {
+  Job job;
+  job.set_id("43");
+  job.set_state(kernelseek::v1::JOB_STATE_SUCCEEDED);
+  job.set_worker("gpu-1");
+  job.set_attempts(1);
+  job.mutable_spec()->set_kind(kernelseek::v1::JOB_KIND_PROFILE);
+  job.mutable_spec()->set_source_name("naive.cu");
+  job.mutable_spec()->mutable_compile()->set_arch("sm_90a");
+  job.mutable_spec()->mutable_run()->set_problem("attention_fwd");
+  job.mutable_spec()->mutable_run()->set_scenarios("perf-bf16-d64-full-s512");
+  kernelseek::v1::ProfileResult* profile = job.mutable_result()->mutable_profile();
+  profile->mutable_compile()->set_success(true);
+  profile->mutable_compile()->set_seconds(2.5);
+  profile->mutable_compile()->set_command("nvcc -shared -o $WORK/kernel.so naive.cu");
+  profile->set_scenario("perf-bf16-d64-full-s512");
+  profile->set_gpu("NVIDIA H200");
+  profile->set_ncu_version("2025.3.1");
+  profile->set_command("ncu --log-file $WORK/ncu.csv kseek-runner");
+  profile->mutable_verdict()->set_passed(true);
+  kernelseek::v1::KernelProfile* k = profile->add_kernels();
+  k->set_kernel("attention_fwd_kernel");
+  k->set_block_size("(128, 1, 1)");
+  k->set_grid_size("(64, 16, 1)");
+  k->set_duration_us(845.3);
+  k->set_registers_per_thread(168);
+  return job;
+}
+
+TEST_CASE("profile report: run line, build outcome, then the profile with the ncu command") {
+  std::string report = FormatProfileReport(ProfileJob());
+  CHECK(absl::StartsWith(
+      report,
+      "profile attention_fwd, scenario perf-bf16-d64-full-s512\n"
+      "naive.cu (sm_90a): compiled in 2.50 s on gpu-1\n"
+      "\n"
+      "profile of naive.cu on perf-bf16-d64-full-s512 on NVIDIA H200 (Nsight Compute "
+      "2025.3.1)\n"
+      "verify: passed\n"
+      "kernel attention_fwd_kernel block (128, 1, 1) grid (64, 16, 1): 845.3 us,"));
+  CHECK(absl::EndsWith(report, "ncu command: ncu --log-file $WORK/ncu.csv kseek-runner\n"));
+  CHECK(ProfileExitCode(ProfileJob()) == kExitOk);
+}
+
+TEST_CASE("exit codes of a finished profile: build and verdict are 1, a missing profile is 4") {
+  Job job = ProfileJob();
+  kernelseek::v1::ProfileResult* profile = job.mutable_result()->mutable_profile();
+  SECTION("the build failed: diagnostics, no profile") {
+    profile->mutable_compile()->set_success(false);
+    Diagnostic* d = profile->mutable_compile()->add_diagnostics();
+    d->set_file("naive.cu");
+    d->set_line(7);
+    d->set_severity(Diagnostic::SEVERITY_ERROR);
+    d->set_message("identifier \"q\" is undefined");
+    std::string report = FormatProfileReport(job);
+    CHECK(absl::StrContains(report, "naive.cu (sm_90a): did not compile"));
+    CHECK(absl::StrContains(report, "identifier \"q\" is undefined"));
+    CHECK_FALSE(absl::StrContains(report, "kernel attention_fwd_kernel"));
+    CHECK(ProfileExitCode(job) == kExitDidNotCompile);
+  }
+  SECTION("the scenario failed verification, even with an ncu error") {
+    profile->mutable_verdict()->set_passed(false);
+    profile->mutable_verdict()->set_reason("NaN in lse");
+    profile->set_error("ncu exited with code 2");
+    CHECK(absl::StrContains(FormatProfileReport(job), "\nverify: FAIL NaN in lse\n"));
+    CHECK(ProfileExitCode(job) == kExitScenarioFailed);
+  }
+  SECTION("ncu reported an error") {
+    profile->set_error("ncu: ERR_NVGPUCTRPERM");
+    CHECK(absl::StrContains(FormatProfileReport(job), "\nprofile error: ncu: ERR_NVGPUCTRPERM\n"));
+    CHECK(ProfileExitCode(job) == kExitJobFailed);
+  }
+  SECTION("no kernel was profiled") {
+    profile->clear_kernels();
+    CHECK(absl::StrContains(FormatProfileReport(job), "\nno candidate kernel was profiled\n"));
+    CHECK(ProfileExitCode(job) == kExitJobFailed);
+  }
+  SECTION("no profile result") {
+    job.clear_result();
+    job.set_state(kernelseek::v1::JOB_STATE_FAILED);
+    CHECK(FormatProfileReport(job) ==
+          "profile attention_fwd, scenario perf-bf16-d64-full-s512: job 43 has no profile result "
+          "(failed)\n");
+    CHECK(ProfileExitCode(job) == kExitJobFailed);
+  }
+}
+
+TEST_CASE("job details of a profile job show its scenario, the build command and the profile") {
+  std::string details = FormatJobDetails(ProfileJob(), absl::FromUnixSeconds(1'800'000'000));
+  CHECK(LineStartingWith(details, "kind") == "kind      profile");
+  CHECK(LineStartingWith(details, "run") ==
+        "run       profile attention_fwd, scenario perf-bf16-d64-full-s512");
+  CHECK(LineStartingWith(details, "command") ==
+        "command   nvcc -shared -o $WORK/kernel.so naive.cu");
+  CHECK(absl::StrContains(details, "\nkernel attention_fwd_kernel block (128, 1, 1)"));
+}
+
 }  // namespace
 }  // namespace kseek

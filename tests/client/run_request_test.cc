@@ -85,6 +85,76 @@ TEST_CASE("bad run options are usage errors naming the value, checked before the
   }
 }
 
+RunRequest Profile(const std::string& path) {
+  RunRequest request;
+  request.kind = kernelseek::v1::JOB_KIND_PROFILE;
+  request.compile.path = path;
+  request.compile.arch = "sm_90a";
+  request.problem = "attention_fwd";
+  request.scenarios = "perf-bf16-d64-full-s512";
+  return request;
+}
+
+TEST_CASE("a profile request becomes a PROFILE spec of one scenario id and no baseline") {
+  testing::TempDir dir;
+  std::ofstream(dir.File("sm90.cu")) << "extern \"C\" int attention_fwd();\n";
+  RunRequest request = Profile(dir.File("sm90.cu"));
+  request.compile.line_info = true;
+  request.compile.defines = {"TILE=64"};
+  absl::StatusOr<kernelseek::v1::JobSpec> spec = MakeRunSpec(request);
+  REQUIRE(spec.ok());
+  CHECK(spec->kind() == kernelseek::v1::JOB_KIND_PROFILE);
+  CHECK(spec->source_name() == "sm90.cu");
+  CHECK(spec->compile().arch() == "sm_90a");
+  CHECK(spec->compile().line_info());
+  CHECK(spec->compile().defines(0) == "TILE=64");
+  CHECK(spec->run().problem() == "attention_fwd");
+  CHECK(spec->run().scenarios() == "perf-bf16-d64-full-s512");
+  CHECK(spec->run().baseline().empty());
+  CHECK(spec->run().max_seconds_per_scenario() == 0);
+  CHECK_FALSE(spec->run().reuse_baseline());
+}
+
+TEST_CASE("a profile wants exactly one scenario id and no bench options, checked before the file") {
+  RunRequest request = Profile("/nonexistent/k.cu");
+  auto message = [](const RunRequest& r) {
+    absl::StatusOr<kernelseek::v1::JobSpec> spec = MakeRunSpec(r);
+    REQUIRE_FALSE(spec.ok());
+    CHECK(spec.status().code() == absl::StatusCode::kInvalidArgument);
+    return std::string(spec.status().message());
+  };
+  SECTION("no scenario") {
+    request.scenarios.clear();
+    CHECK(message(request) ==
+          "--scenario is required: profile runs one scenario id, e.g. --scenario "
+          "perf-bf16-d64-full-s512 (`kseek scenarios PROBLEM` lists them)");
+  }
+  SECTION("a list of scenarios") {
+    request.scenarios = "perf-bf16-d64-full-s512,corr-fp16-d96-decode";
+    CHECK(message(request) ==
+          "--scenario \"perf-bf16-d64-full-s512,corr-fp16-d96-decode\" is a list; profile runs "
+          "exactly one scenario id");
+  }
+  SECTION("every scenario") {
+    request.scenarios = "all";
+    CHECK(message(request) ==
+          "--scenario all selects every scenario; profile runs exactly one scenario id");
+  }
+  SECTION("not an id") {
+    request.scenarios = "perf s512";
+    CHECK(message(request) ==
+          "--scenario \"perf s512\" is not a scenario id (letters, digits, '-', '_', '.')");
+  }
+  SECTION("a baseline") {
+    request.baseline = "cudnn";
+    CHECK(message(request) == "a baseline and a time cap apply to bench only, not profile");
+  }
+  SECTION("a time cap") {
+    request.max_seconds_per_scenario = 1;
+    CHECK(message(request) == "a baseline and a time cap apply to bench only, not profile");
+  }
+}
+
 TEST_CASE("a good run request for a missing file fails as the compile request does") {
   absl::StatusOr<kernelseek::v1::JobSpec> spec = MakeRunSpec(Bench("/nonexistent/k.cu"));
   CHECK(spec.status().code() == absl::StatusCode::kNotFound);

@@ -1,0 +1,69 @@
+#include "common/profile_text.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+namespace kseek {
+namespace {
+
+std::string VerdictLine(const kernelseek::v1::ScenarioResult& verdict) {
+  // Both are zero when the scenario failed before any output was compared.
+  const bool compared = verdict.max_abs_error() != 0 || verdict.error_bar() != 0;
+  std::string error =
+      compared ? absl::StrFormat(" (max error %.1e %s bar %.1e)", verdict.max_abs_error(),
+                                 verdict.max_abs_error() <= verdict.error_bar() ? "<=" : ">",
+                                 verdict.error_bar())
+               : "";
+  if (verdict.passed()) return absl::StrCat("verify: passed", error, "\n");
+  return absl::StrCat("verify: FAIL ",
+                      verdict.reason().empty() ? "(no reason given)" : verdict.reason(), error,
+                      "\n");
+}
+
+std::string KernelLines(const kernelseek::v1::KernelProfile& k) {
+  std::string out = absl::StrFormat(
+      "kernel %s block %s grid %s: %.1f us, SM throughput %.1f%%, memory throughput %.1f%%, "
+      "occupancy %.1f%% achieved / %.1f%% theoretical, %d registers/thread, %d B shared/block",
+      k.kernel(), k.block_size(), k.grid_size(), k.duration_us(), k.sm_throughput_pct(),
+      k.memory_throughput_pct(), k.achieved_occupancy_pct(), k.theoretical_occupancy_pct(),
+      k.registers_per_thread(), k.shared_memory_per_block_bytes());
+  if (k.launches() > 1) absl::StrAppend(&out, ", first of ", k.launches(), " profiled launches");
+  absl::StrAppend(&out, "\n");
+  std::vector<std::string> metrics;
+  for (const kernelseek::v1::ProfileMetric& m : k.metrics()) {
+    metrics.push_back(
+        absl::StrCat(m.name(), " ", m.value(), m.unit().empty() ? "" : " ", m.unit()));
+  }
+  if (!metrics.empty()) absl::StrAppend(&out, "  ", absl::StrJoin(metrics, ", "), "\n");
+  return out;
+}
+
+}  // namespace
+
+std::string FormatProfileText(const kernelseek::v1::ProfileResult& profile,
+                              const ProfileTextOptions& options) {
+  std::string out = absl::StrCat("profile of ", options.subject, " on ",
+                                 profile.scenario().empty() ? "(no scenario)" : profile.scenario());
+  if (!profile.gpu().empty()) absl::StrAppend(&out, " on ", profile.gpu());
+  if (!profile.ncu_version().empty())
+    absl::StrAppend(&out, " (Nsight Compute ", profile.ncu_version(), ")");
+  absl::StrAppend(&out, "\n");
+  if (profile.has_compile() && !profile.compile().success()) {
+    absl::StrAppend(&out, "the build failed, so nothing was profiled\n");
+    return out;
+  }
+  if (profile.has_verdict()) absl::StrAppend(&out, VerdictLine(profile.verdict()));
+  for (const kernelseek::v1::KernelProfile& k : profile.kernels())
+    absl::StrAppend(&out, KernelLines(k));
+  if (profile.kernels().empty()) absl::StrAppend(&out, "no candidate kernel was profiled\n");
+  if (!profile.error().empty()) absl::StrAppend(&out, "profile error: ", profile.error(), "\n");
+  if (options.show_command_line && !profile.command().empty()) {
+    absl::StrAppend(&out, "ncu command: ", profile.command(), "\n");
+  }
+  return out;
+}
+
+}  // namespace kseek
