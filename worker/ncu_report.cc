@@ -89,8 +89,10 @@ double MicrosecondsPer(absl::string_view unit) {
 }
 
 // Byte units to bytes. ncu's scaled units are decimal (its "Kbyte" is 1000
-// bytes); the command asks for base units, so these are a fallback.
+// bytes); the command asks for base units, so these are a fallback. The
+// per-block shared memory metrics carry a "/block" qualifier ("byte/block").
 double BytesPer(absl::string_view unit) {
+  absl::ConsumeSuffix(&unit, "/block");
   if (unit == "byte" || unit == "B") return 1;
   if (unit == "Kbyte" || unit == "KB") return 1e3;
   if (unit == "Mbyte" || unit == "MB") return 1e6;
@@ -183,6 +185,7 @@ std::vector<std::string> NcuProfileArgv(const std::string& ncu_path, const std::
 absl::StatusOr<NcuReport> ParseNcuCsv(absl::string_view log_text) {
   NcuReport report;
   std::map<std::string, size_t> column;
+  size_t fields_needed = 0;  // one past the last column read, once the header is seen
   std::vector<std::string> launch_order;
   std::map<std::string, Launch> launches;  // by ncu's launch ID
   size_t pos = 0;
@@ -203,9 +206,11 @@ absl::StatusOr<NcuReport> ParseNcuCsv(absl::string_view log_text) {
       for (size_t i = 0; i < fields.size(); ++i) column[fields[i]] = i;
       for (const char* needed : {"ID", "Kernel Name", "Block Size", "Grid Size", "Section Name", "Metric Name",
                                  "Metric Unit", "Metric Value"}) {
-        if (!column.contains(needed)) {
+        auto it = column.find(needed);
+        if (it == column.end()) {
           return absl::InvalidArgumentError(absl::StrCat("ncu's CSV header has no \"", needed, "\" column"));
         }
+        fields_needed = std::max(fields_needed, it->second + 1);
       }
       continue;
     }
@@ -214,7 +219,10 @@ absl::StatusOr<NcuReport> ParseNcuCsv(absl::string_view log_text) {
       size_t i = column[name];
       return i < fields.size() ? fields[i] : kEmpty;
     };
-    if (fields.size() < column.size() || field("ID").empty()) continue;  // a blank or cut line
+    // Only a rule's row fills the columns after "Metric Value" (Nsight Compute
+    // 2025.3 ends a metric's row right after its value, with a trailing
+    // comma), so a row is whole when it reaches the columns read here.
+    if (fields.size() < fields_needed || field("ID").empty()) continue;  // a blank or cut line
     auto [it, inserted] = launches.try_emplace(field("ID"));
     Launch& launch = it->second;
     if (inserted) {

@@ -43,8 +43,11 @@ struct NcuReport {
 // CSV header are skipped, "==ERROR==" lines collected; columns are found by
 // their header names ("ID", "Kernel Name", "Block Size", "Grid Size",
 // "Section Name", "Metric Name", "Metric Unit", "Metric Value"), so extra
-// columns of newer versions are ignored. INVALID_ARGUMENT when there is
-// neither a CSV header nor an ncu error line, or the header lacks a column.
+// columns of newer versions are ignored, and a row may end after the last of
+// these (metric rows do; only rule rows fill the "Rule ..." columns); a row
+// that stops short of them is taken as cut and skipped. INVALID_ARGUMENT when
+// there is neither a CSV header nor an ncu error line, or the header lacks a
+// column.
 absl::StatusOr<NcuReport> ParseNcuCsv(absl::string_view log_text);
 
 }  // namespace kseek
