@@ -13,7 +13,9 @@
 // other's products; for d >= 128 each consumer also overlaps its softmax with
 // its own P V product (AttentionFwdKernel), while d = 64, bound by the
 // exponentials, keeps the softmax after both products
-// (AttentionFwdSerialSoftmaxKernel), which measured faster there.
+// (AttentionFwdSerialSoftmaxKernel), which measured faster there; that kernel
+// runs three consumers (192-row tiles, turn passed round three named
+// barriers) except on causal inputs of up to 2048 keys.
 //
 // Without a mask a work unit is one query tile; with the causal mask it is
 // the pair of query tiles j and M-1-j of one (batch, head), equal in cost, so
@@ -95,10 +97,10 @@ constexpr float kLn2 = 0.6931471805599453f;
 // block. Shared memory holds kQStages Q tiles and kStages (K, V) blocks; the
 // consumers' registers hold O (D/2 floats per thread), S (kBlockN/2) and P
 // (kBlockN/4), which bounds kBlockN: 176 for D = 128, 80 for D = 256.
-template <int D, int kBlockN>
+template <int D, int kBlockN, int kRows = kBlockM>
 struct TileConfig {
   static constexpr int kStages = (D == 64) ? 3 : 2;
-  static constexpr int kQBytes = kBlockM * D * 2;
+  static constexpr int kQBytes = kRows * D * 2;
   static constexpr int kKvBytes = kBlockN * D * 2;
   // A second Q buffer lets the next tile's Q land while this one finishes,
   // where shared memory has room for it.
@@ -211,6 +213,15 @@ struct Wgmma;
 
 template <>
 struct Wgmma<64, true> {
+  static __device__ __forceinline__ void Ss(float (&d)[32], uint64_t desc_a,
+                                          uint64_t desc_b, uint32_t accumulate) {
+    asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "l"(desc_a), "l"(desc_b), "r"(accumulate)
+      : "memory");
+  }
   static __device__ __forceinline__ void Rs(float (&d)[32], uint32_t a0, uint32_t a1,
                                           uint32_t a2, uint32_t a3, uint64_t desc_b) {
     asm volatile(
@@ -224,6 +235,15 @@ struct Wgmma<64, true> {
 
 template <>
 struct Wgmma<64, false> {
+  static __device__ __forceinline__ void Ss(float (&d)[32], uint64_t desc_a,
+                                          uint64_t desc_b, uint32_t accumulate) {
+    asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "l"(desc_a), "l"(desc_b), "r"(accumulate)
+      : "memory");
+  }
   static __device__ __forceinline__ void Rs(float (&d)[32], uint32_t a0, uint32_t a1,
                                           uint32_t a2, uint32_t a3, uint64_t desc_b) {
     asm volatile(
@@ -419,12 +439,12 @@ __device__ __forceinline__ TileCoord UnitTile(int unit, int sub, const FwdParams
   return c;
 }
 
-template <int kBlockN>
+template <int kBlockN, int kRows = kBlockM>
 __device__ __forceinline__ int KvBlocks(int m0, const FwdParams& p) {
   int n_blocks = (p.s_k + kBlockN - 1) / kBlockN;
   if (p.causal) {
     // Keys j visible to query i: j <= i + s_k - s_q (bottom-right aligned).
-    const int last_row = min(m0 + kBlockM, p.s_q) - 1;
+    const int last_row = min(m0 + kRows, p.s_q) - 1;
     const int last_key = last_row + p.s_k - p.s_q;
     n_blocks = last_key < 0 ? 0 : min(n_blocks, last_key / kBlockN + 1);
   }
@@ -466,13 +486,14 @@ __device__ __forceinline__ void SoftmaxStep(float (&s_acc)[kBlockN / 2], float (
     row_sum[r] = row_sum[r] * correction[r] + sum;
   }
 }
-template <int D, bool kBf16>
-__global__ void __launch_bounds__(kThreads, 1)
+template <int D, bool kBf16, int kConsumers>
+__global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     AttentionFwdSerialSoftmaxKernel(const __grid_constant__ CUtensorMap tmap_q,
                        const __grid_constant__ CUtensorMap tmap_k,
                        const __grid_constant__ CUtensorMap tmap_v, const FwdParams p) {
   constexpr int kBlockN = 128;
-  using Cfg = TileConfig<D, kBlockN>;
+  constexpr int kRows = 64 * kConsumers;
+  using Cfg = TileConfig<D, kBlockN, kRows>;
   constexpr int kStages = Cfg::kStages;
   constexpr int kQStages = Cfg::kQStages;
   constexpr int kChunks = Cfg::kChunks;
@@ -496,13 +517,13 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < kQStages; ++s) {
       MbarInit(bar_q_full + 8 * s, 1);
-      MbarInit(bar_q_empty + 8 * s, 8);  // lane 0 of each consumer warp
+      MbarInit(bar_q_empty + 8 * s, 4 * kConsumers);  // lane 0 of each consumer warp
     }
     for (int s = 0; s < kStages; ++s) {
       MbarInit(bar_k_full + 8 * s, 1);
       MbarInit(bar_v_full + 8 * s, 1);
-      MbarInit(bar_k_empty + 8 * s, 8);
-      MbarInit(bar_v_empty + 8 * s, 8);
+      MbarInit(bar_k_empty + 8 * s, 4 * kConsumers);
+      MbarInit(bar_v_empty + 8 * s, 4 * kConsumers);
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
@@ -519,15 +540,15 @@ __global__ void __launch_bounds__(kThreads, 1)
       const int tiles = TilesInUnit(unit, p);
       for (int sub = 0; sub < tiles; ++sub) {
         const TileCoord tc = UnitTile(unit, sub, p);
-        const int m0 = tc.m_tile * kBlockM;
-        const int n_blocks = KvBlocks<kBlockN>(m0, p);
+        const int m0 = tc.m_tile * kRows;
+        const int n_blocks = KvBlocks<kBlockN, kRows>(m0, p);
         if (n_blocks == 0) continue;
         const int head_kv = tc.head / (p.heads / p.heads_kv);
         const int qs = q_iter % kQStages;
         if (q_iter >= kQStages) MbarWait(bar_q_empty + 8 * qs, ((q_iter / kQStages) & 1) ^ 1);
         MbarExpectTx(bar_q_full + 8 * qs, Cfg::kQBytes);
         for (int c = 0; c < kChunks; ++c) {
-          TmaLoad4d(smem_q + qs * Cfg::kQBytes + c * kBlockM * kSwizzleBytes, &tmap_q, c * 64,
+          TmaLoad4d(smem_q + qs * Cfg::kQBytes + c * kRows * kSwizzleBytes, &tmap_q, c * 64,
                     tc.head, m0, tc.batch, bar_q_full + 8 * qs);
         }
         ++q_iter;
@@ -553,7 +574,16 @@ __global__ void __launch_bounds__(kThreads, 1)
     return;
   }
 
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n" ::: "memory");
+  // The increase must be paid exactly by the producer's decrease, or it never
+  // completes: three consumers launch at 128 registers (512 threads), and
+  // 128 x (128 - 24) = 3 x 128 x (160 - 128); two launch at 168 (384 threads),
+  // and 128 x (168 - 24) = 2 x 128 x (240 - 168). (A producer at 32 hung the
+  // two-consumer kernels on the H200.)
+  if constexpr (kConsumers == 3) {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 160;\n" ::: "memory");
+  } else {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n" ::: "memory");
+  }
   const int consumer = warpgroup - 1;
   const int t = threadIdx.x % 128;
   const int warp = t / 32;
@@ -568,21 +598,15 @@ __global__ void __launch_bounds__(kThreads, 1)
   // products (named barriers 1 and 2), so one's softmax runs while the
   // other's products keep the tensor cores busy. Consumer 1 lets consumer 0
   // go first.
+  // With three consumers the turn goes round 0 -> 1 -> 2 -> 0 on barriers
+  // 1..3; each barrier counts the waiting warpgroup and the one handing over.
   auto wait_turn = [&]() {
-    if (consumer == 0) {
-      asm volatile("bar.sync 1, 256;\n" ::: "memory");
-    } else {
-      asm volatile("bar.sync 2, 256;\n" ::: "memory");
-    }
+    asm volatile("bar.sync %0, 256;\n" ::"r"(1 + consumer) : "memory");
   };
   auto pass_turn = [&]() {
-    if (consumer == 0) {
-      asm volatile("bar.arrive 2, 256;\n" ::: "memory");
-    } else {
-      asm volatile("bar.arrive 1, 256;\n" ::: "memory");
-    }
+    asm volatile("bar.arrive %0, 256;\n" ::"r"(1 + (consumer + 1) % kConsumers) : "memory");
   };
-  if (consumer == 1) pass_turn();
+  if (consumer == kConsumers - 1) pass_turn();
 
   int kv_iter = 0;
   int q_iter = 0;
@@ -590,8 +614,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int tiles = TilesInUnit(unit, p);
     for (int sub = 0; sub < tiles; ++sub) {
       const TileCoord tc = UnitTile(unit, sub, p);
-      const int m0 = tc.m_tile * kBlockM;
-      const int n_blocks = KvBlocks<kBlockN>(m0, p);
+      const int m0 = tc.m_tile * kRows;
+      const int n_blocks = KvBlocks<kBlockN, kRows>(m0, p);
       const int row_base = m0 + consumer * 64 + warp * 16 + quad_row;  // rows row_base, +8
 
       float o_acc[D / 2];
@@ -607,7 +631,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
         for (int kk = 0; kk < D / 16; ++kk) {
           const uint64_t desc_q =
-              MakeDesc(smem_q + qs * Cfg::kQBytes + (kk / 4) * kBlockM * kSwizzleBytes +
+              MakeDesc(smem_q + qs * Cfg::kQBytes + (kk / 4) * kRows * kSwizzleBytes +
                            consumer * 64 * kSwizzleBytes + (kk % 4) * 32,
                        16);
           const uint64_t desc_k = MakeDesc(
@@ -723,31 +747,45 @@ __global__ void __launch_bounds__(kThreads, 1)
         ++kv_iter;
       }
 
-      // Epilogue: normalize, store O (columns < d) and LSE.
+      // Epilogue: normalize, pack, then store O (columns < d) and the LSE.
+      // Every packed value is computed before the first store, so the stores
+      // issue back to back; computed in between, each waited for the one
+      // before it to release its data register (ncu at s = 512: 21-31% of
+      // the consumers' stall samples sat in this epilogue).
       Elem* o_base = static_cast<Elem*>(p.o) + tc.batch * p.o_stride_b + tc.head * p.o_stride_h;
+      float inv[2];
+      float lse[2];
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         float sum = row_sum[r];
         sum += __shfl_xor_sync(0xffffffffu, sum, 1);
         sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+        inv[r] = sum > 0.f ? 1.f / sum : 0.f;
+        lse[r] = sum > 0.f ? (row_max[r] * scale_log2 + log2f(sum)) * kLn2 : -INFINITY;
+      }
+      uint32_t packed[2][D / 8];
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+#pragma unroll
+        for (int dn = 0; dn < D / 8; ++dn) {
+          packed[r][dn] = PackPair<kBf16>(o_acc[dn * 4 + r * 2] * inv[r],
+                                          o_acc[dn * 4 + r * 2 + 1] * inv[r]);
+          asm volatile("" : "+r"(packed[r][dn])::"memory");
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
         const int row = row_base + 8 * r;
         if (row >= p.s_q) continue;
-        const float inv = sum > 0.f ? 1.f / sum : 0.f;
         Elem* o_row = o_base + row * p.o_stride_s;
 #pragma unroll
         for (int dn = 0; dn < D / 8; ++dn) {
           const int col = dn * 8 + 2 * quad_col;
-          if (col < p.d) {
-            const uint32_t v =
-                PackPair<kBf16>(o_acc[dn * 4 + r * 2] * inv, o_acc[dn * 4 + r * 2 + 1] * inv);
-            *reinterpret_cast<uint32_t*>(o_row + col) = v;
-          }
+          if (col < p.d) *reinterpret_cast<uint32_t*>(o_row + col) = packed[r][dn];
         }
         if (quad_col == 0) {
-          const float lse =
-              sum > 0.f ? (row_max[r] * scale_log2 + log2f(sum)) * kLn2 : -INFINITY;
           p.lse[tc.batch * p.lse_stride_b + tc.head * p.lse_stride_h + row * p.lse_stride_s] =
-              lse;
+              lse[r];
         }
       }
     }
@@ -842,6 +880,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     return;
   }
 
+  // Paid exactly by the producer's decrease: 128 x (168 - 24) = 2 x 128 x (240 - 168).
   asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n" ::: "memory");
   const int consumer = warpgroup - 1;
   const int t = threadIdx.x % 128;
@@ -1030,31 +1069,45 @@ __global__ void __launch_bounds__(kThreads, 1)
         ++kv_iter;
       }
 
-      // Epilogue: normalize, store O (columns < d) and LSE.
+      // Epilogue: normalize, pack, then store O (columns < d) and the LSE.
+      // Every packed value is computed before the first store, so the stores
+      // issue back to back; computed in between, each waited for the one
+      // before it to release its data register (ncu at s = 512: 21-31% of
+      // the consumers' stall samples sat in this epilogue).
       Elem* o_base = static_cast<Elem*>(p.o) + tc.batch * p.o_stride_b + tc.head * p.o_stride_h;
+      float inv[2];
+      float lse[2];
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         float sum = row_sum[r];
         sum += __shfl_xor_sync(0xffffffffu, sum, 1);
         sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+        inv[r] = sum > 0.f ? 1.f / sum : 0.f;
+        lse[r] = sum > 0.f ? (row_max[r] * scale_log2 + log2f(sum)) * kLn2 : -INFINITY;
+      }
+      uint32_t packed[2][D / 8];
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+#pragma unroll
+        for (int dn = 0; dn < D / 8; ++dn) {
+          packed[r][dn] = PackPair<kBf16>(o_acc[dn * 4 + r * 2] * inv[r],
+                                          o_acc[dn * 4 + r * 2 + 1] * inv[r]);
+          asm volatile("" : "+r"(packed[r][dn])::"memory");
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
         const int row = row_base + 8 * r;
         if (row >= p.s_q) continue;
-        const float inv = sum > 0.f ? 1.f / sum : 0.f;
         Elem* o_row = o_base + row * p.o_stride_s;
 #pragma unroll
         for (int dn = 0; dn < D / 8; ++dn) {
           const int col = dn * 8 + 2 * quad_col;
-          if (col < p.d) {
-            const uint32_t v =
-                PackPair<kBf16>(o_acc[dn * 4 + r * 2] * inv, o_acc[dn * 4 + r * 2 + 1] * inv);
-            *reinterpret_cast<uint32_t*>(o_row + col) = v;
-          }
+          if (col < p.d) *reinterpret_cast<uint32_t*>(o_row + col) = packed[r][dn];
         }
         if (quad_col == 0) {
-          const float lse =
-              sum > 0.f ? (row_max[r] * scale_log2 + log2f(sum)) * kLn2 : -INFINITY;
           p.lse[tc.batch * p.lse_stride_b + tc.head * p.lse_stride_h + row * p.lse_stride_s] =
-              lse;
+              lse[r];
         }
       }
     }
@@ -1202,20 +1255,23 @@ bool EncodeBhsd(EncodeTiledFn encode, CUtensorMap* map, const KseekTensor& t, bo
   return r == CUDA_SUCCESS;
 }
 
-template <int D, int kBlockN, bool kBf16, bool kSerialSoftmax = false>
-int LaunchFast(const KseekArgs* args, const FwdParams& params, cudaStream_t stream) {
-  using Cfg = TileConfig<D, kBlockN>;
+template <int D, int kBlockN, bool kBf16, bool kSerialSoftmax = false, int kConsumers = 2>
+int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
+  constexpr int kRows = 64 * kConsumers;
+  constexpr int kCtaThreads = 128 * (kConsumers + 1);
+  using Cfg = TileConfig<D, kBlockN, kRows>;
+  params.num_m_tiles = static_cast<int>((params.s_q + kRows - 1) / kRows);
   EncodeTiledFn encode = GetEncodeTiled();
   if (encode == nullptr) return kErrDriver;
   CUtensorMap tmap_q, tmap_k, tmap_v;
-  if (!EncodeBhsd(encode, &tmap_q, args->tensors[0], kBf16, kBlockM) ||
+  if (!EncodeBhsd(encode, &tmap_q, args->tensors[0], kBf16, kRows) ||
       !EncodeBhsd(encode, &tmap_k, args->tensors[1], kBf16, kBlockN) ||
       !EncodeBhsd(encode, &tmap_v, args->tensors[2], kBf16, kBlockN)) {
     return kErrLayout;
   }
   void (*kernel)(CUtensorMap, CUtensorMap, CUtensorMap, FwdParams);
   if constexpr (kSerialSoftmax) {
-    kernel = AttentionFwdSerialSoftmaxKernel<D, kBf16>;
+    kernel = AttentionFwdSerialSoftmaxKernel<D, kBf16, kConsumers>;
   } else {
     kernel = AttentionFwdKernel<D, kBlockN, kBf16>;
   }
@@ -1239,7 +1295,7 @@ int LaunchFast(const KseekArgs* args, const FwdParams& params, cudaStream_t stre
   const int64_t per_bh = params.causal ? (params.num_m_tiles + 1) / 2 : params.num_m_tiles;
   const int64_t num_units = per_bh * params.batch * params.heads;
   const dim3 grid(static_cast<unsigned>(num_units < sm_count ? num_units : sm_count));
-  kernel<<<grid, kThreads, Cfg::kSmemBytes, stream>>>(tmap_q, tmap_k, tmap_v, params);
+  kernel<<<grid, kCtaThreads, Cfg::kSmemBytes, stream>>>(tmap_q, tmap_k, tmap_v, params);
   return cudaGetLastError() == cudaSuccess ? kOk : kErrLaunch;
 }
 
@@ -1322,16 +1378,27 @@ extern "C" int attention_fwd(const KseekArgs* args, cudaStream_t stream) {
     // 176-key blocks win for d = 128 except causal at short lengths, where
     // the diagonal blocks' masked waste grows with the width.
     if (d <= 64) {
-      return bf16 ? LaunchFast<64, 128, true, true>(args, params, stream)
-                  : LaunchFast<64, 128, false, true>(args, params, stream);
+      // Three consumer warpgroups (192-row tiles) win except causal at short
+      // lengths (up to 2048), where the taller tiles waste rows and unbalance
+      // the pairs.
+      if (params.causal && s_q <= 2048 && s_k <= 2048) {
+        return bf16 ? LaunchFast<64, 128, true, true, 2>(args, params, stream)
+                    : LaunchFast<64, 128, false, true, 2>(args, params, stream);
+      }
+      return bf16 ? LaunchFast<64, 128, true, true, 3>(args, params, stream)
+                  : LaunchFast<64, 128, false, true, 3>(args, params, stream);
     }
     if (d <= 128) {
-      if (params.causal && s_q <= 2048 && s_k <= 2048) {
+      if ((params.causal && s_q <= 2048 && s_k <= 2048) || (s_q <= 1024 && s_k <= 1024)) {
         return bf16 ? LaunchFast<128, 128, true>(args, params, stream)
                     : LaunchFast<128, 128, false>(args, params, stream);
       }
       return bf16 ? LaunchFast<128, 176, true>(args, params, stream)
                   : LaunchFast<128, 176, false>(args, params, stream);
+    }
+    if (params.causal && s_q <= 1024 && s_k <= 1024) {
+      return bf16 ? LaunchFast<256, 64, true>(args, params, stream)
+                  : LaunchFast<256, 64, false>(args, params, stream);
     }
     return bf16 ? LaunchFast<256, 80, true>(args, params, stream)
                 : LaunchFast<256, 80, false>(args, params, stream);

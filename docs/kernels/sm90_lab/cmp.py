@@ -1,0 +1,20 @@
+import re, sys, math, collections
+rows = []
+for line in open(sys.argv[1]):
+    if not line.startswith("d="): continue
+    head = line.split("|")[0]
+    m = re.match(r"d=\s*(\d+) (\w+)\s+c=(\d) s=\s*(\d+)", head)
+    xs = {n[:-3]: (float(tf), float(x)) for n, us, tf, x in re.findall(r"(\S+\.so)\s+([\d.]+)us\s+(\d+)TF x([\d.]+)", line)}
+    rows.append((int(m.group(1)), m.group(2), int(m.group(3)), int(m.group(4)), xs))
+names = list(rows[0][4].keys())
+def region(r):
+    d, dt, c, s, _ = r
+    return f"d{d} {'causal' if c else 'full  '} {'s<=1024' if s <= 1024 else 's>=2048'}"
+groups = collections.OrderedDict()
+for r in rows: groups.setdefault(region(r), []).append(r)
+groups["all"] = rows
+print(f"{'region':24s} n " + " ".join(f"{n:>8s}" for n in names))
+for g, rs in groups.items():
+    gm = lambda n: math.exp(sum(math.log(r[4][n][1]) for r in rs) / len(rs))
+    print(f"{g:24s} {len(rs):2d} " + " ".join(f"{gm(n):8.3f}" for n in names))
+print("min  ", " ".join(f"{n}:{min(r[4][n][1] for r in rows):.3f}" for n in names))

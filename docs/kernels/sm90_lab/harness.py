@@ -1,0 +1,203 @@
+"""Checks sm90.so against an fp32 reference and times it against cuDNN SDPA.
+
+Usage: python3 harness.py SO [--check] [--bench] [--only-d D] [--reps N]
+"""
+import argparse, ctypes, math, os, statistics, sys, time
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import sdpa_kernel, SDPBackend
+
+MAX_RANK, MAX_T, MAX_S = 8, 16, 16
+
+class KTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int32), ("rank", ctypes.c_int32),
+                ("shape", ctypes.c_int64 * MAX_RANK), ("stride", ctypes.c_int64 * MAX_RANK)]
+
+class KScalar(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char * 32), ("value", ctypes.c_double)]
+
+class KArgs(ctypes.Structure):
+    _fields_ = [("abi_version", ctypes.c_int32), ("num_tensors", ctypes.c_int32),
+                ("tensors", KTensor * MAX_T), ("num_scalars", ctypes.c_int32),
+                ("scalars", KScalar * MAX_S)]
+
+DT = {torch.float32: 0, torch.float16: 1, torch.bfloat16: 2}
+
+class Kernel:
+    def __init__(self, path):
+        self.lib = ctypes.CDLL(path)
+        self.fn = self.lib.attention_fwd
+        self.fn.argtypes = [ctypes.POINTER(KArgs), ctypes.c_void_p]
+        self.fn.restype = ctypes.c_int
+
+    def make_args(self, q, k, v, o, lse, scale, causal):
+        a = KArgs()
+        a.abi_version = 1
+        a.num_tensors = 5
+        for i, t in enumerate((q, k, v, o, lse)):
+            kt = a.tensors[i]
+            kt.data = t.data_ptr(); kt.dtype = DT[t.dtype]; kt.rank = t.dim()
+            for j in range(t.dim()):
+                kt.shape[j] = t.shape[j]; kt.stride[j] = t.stride(j)
+        a.num_scalars = 2
+        a.scalars[0].name = b"scale"; a.scalars[0].value = scale
+        a.scalars[1].name = b"causal"; a.scalars[1].value = float(causal)
+        return a
+
+    def __call__(self, args):
+        rc = self.fn(ctypes.byref(args), ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
+        if rc != 0:
+            raise RuntimeError(f"attention_fwd returned {rc}")
+
+def reference(q, k, v, scale, causal):
+    b, sq, h, d = q.shape
+    sk, hkv = k.shape[1], k.shape[2]
+    g = h // hkv
+    qf = q.float().permute(0, 2, 1, 3)
+    kf = k.float().permute(0, 2, 1, 3).repeat_interleave(g, dim=1)
+    vf = v.float().permute(0, 2, 1, 3).repeat_interleave(g, dim=1)
+    s = torch.matmul(qf, kf.transpose(-1, -2)) * scale
+    if causal:
+        i = torch.arange(sq, device=q.device)[:, None]
+        j = torch.arange(sk, device=q.device)[None, :]
+        s = s.masked_fill(j > i + sk - sq, float("-inf"))
+    lse = torch.logsumexp(s, dim=-1)  # [b,h,sq]
+    p = torch.exp(s - lse[..., None])
+    p = torch.nan_to_num(p, nan=0.0)
+    o = torch.matmul(p, vf).permute(0, 2, 1, 3)
+    return o, lse
+
+def check(kern, seed=0):
+    torch.manual_seed(seed)
+    cases = []
+    for dt in (torch.bfloat16, torch.float16):
+        for d in (64, 96, 128, 192, 256):
+            cases += [(2, 300, 300, 4, 4, d, c, dt) for c in (0, 1)]
+            cases += [(1, 1, 777, 8, 2, d, c, dt) for c in (0, 1)]       # decode, GQA
+            cases += [(1, 200, 50, 4, 1, d, c, dt) for c in (0, 1)]      # s_q > s_k, MQA
+            cases += [(3, 129, 1000, 6, 3, d, c, dt) for c in (0, 1)]
+        cases += [(1, 1, 1, 2, 2, 64, c, dt) for c in (0, 1)]
+        cases += [(2, 1024, 1024, 16, 16, 128, c, dt) for c in (0, 1)]
+        cases += [(1, 2048, 2048, 8, 8, 256, c, dt) for c in (0, 1)]
+        cases += [(4, 512, 512, 32, 32, 64, c, dt) for c in (0, 1)]
+        cases += [(1, 64, 4096, 4, 4, 128, c, dt) for c in (0, 1)]
+        cases += [(1, 17, 3, 4, 2, 96, c, dt) for c in (0, 1)]
+        # many tiles per persistent CTA, tile boundaries mid-pipeline
+        cases += [(8, 700, 900, 16, 4, d, c, dt) for d in (64, 128, 256) for c in (0, 1)]
+        cases += [(2, 1500, 300, 8, 8, d, 1, dt) for d in (64, 128, 192)]   # empty tiles in the stream
+        cases += [(1, 3000, 3000, 4, 4, 128, c, dt) for c in (0, 1)]
+    bad = 0
+    for (b, sq, sk, h, hkv, d, causal, dt) in cases:
+        q = torch.randn(b, sq, h, d, device="cuda", dtype=dt)
+        k = torch.randn(b, sk, hkv, d, device="cuda", dtype=dt)
+        v = torch.randn(b, sk, hkv, d, device="cuda", dtype=dt)
+        scale = 1.0 / math.sqrt(d)
+        o = torch.full((b, sq, h, d), float("nan"), device="cuda", dtype=dt)
+        lse = torch.full((b, h, sq), float("nan"), device="cuda", dtype=torch.float32)
+        kern(kern.make_args(q, k, v, o, lse, scale, causal))
+        torch.cuda.synchronize()
+        ro, rl = reference(q, k, v, scale, causal)
+        of = o.float()
+        nan_o = torch.isnan(of).sum().item()
+        err = ((of - ro).norm() / ro.norm().clamp_min(1e-6)).item()
+        fin = torch.isfinite(rl)
+        lse_ok = torch.equal(fin, torch.isfinite(lse)) and not torch.isnan(lse).any().item()
+        lerr = (lse[fin] - rl[fin]).abs().max().item() if fin.any() else 0.0
+        ok = nan_o == 0 and err < 2e-2 and lse_ok and lerr < 1e-2
+        bad += not ok
+        print(f"{'ok ' if ok else 'BAD'} b={b} sq={sq} sk={sk} h={h}/{hkv} d={d} c={causal} "
+              f"{str(dt)[6:]} relerr={err:.2e} lse_err={lerr:.2e} nan={nan_o} lse_inf_ok={lse_ok}")
+    # strided (non-16B) layout goes through the simple path
+    for dt in (torch.bfloat16,):
+        base = torch.randn(2, 100, 4, 72, device="cuda", dtype=dt)
+        q = base[..., :68]; k = torch.randn(2, 90, 2, 68, device="cuda", dtype=dt)
+        v = torch.randn(2, 90, 2, 68, device="cuda", dtype=dt)
+        for causal in (0, 1):
+            o = torch.full((2, 100, 4, 68), float("nan"), device="cuda", dtype=dt)
+            lse = torch.full((2, 4, 100), float("nan"), device="cuda")
+            kern(kern.make_args(q, k, v, o, lse, 0.1, causal)); torch.cuda.synchronize()
+            ro, rl = reference(q, k, v, 0.1, causal)
+            err = ((o.float() - ro).norm() / ro.norm()).item()
+            fin = torch.isfinite(rl)
+            lerr = (lse[fin] - rl[fin]).abs().max().item()
+            ok = err < 2e-2 and lerr < 1e-2 and not torch.isnan(o).any().item()
+            bad += not ok
+            print(f"{'ok ' if ok else 'BAD'} simple-path d=68 c={causal} relerr={err:.2e} lse_err={lerr:.2e}")
+    print(f"CHECK: {len(cases) + 2 - bad}/{len(cases) + 2} passed")
+    return bad
+
+def bench(kerns, reps, only_d=None):
+    flush = torch.empty(512 * 1024 * 1024, dtype=torch.uint8, device="cuda")
+    rows = []
+    names = list(kerns.keys())
+    geo = {n: [] for n in names}
+    for d in (64, 128, 256):
+        if only_d and d != only_d:
+            continue
+        for dt in (torch.bfloat16, torch.float16):
+            for causal in (0, 1):
+                for s in (512, 1024, 2048, 4096, 8192, 16384):
+                    b, h = 16384 // s, 2048 // d
+                    torch.manual_seed(1)
+                    q = torch.randn(b, s, h, d, device="cuda", dtype=dt)
+                    k = torch.randn(b, s, h, d, device="cuda", dtype=dt)
+                    v = torch.randn(b, s, h, d, device="cuda", dtype=dt)
+                    scale = 1.0 / math.sqrt(d)
+                    outs = {}
+                    argss = {}
+                    for n, kern in kerns.items():
+                        o = torch.empty_like(q); lse = torch.empty(b, h, s, device="cuda")
+                        argss[n] = kern.make_args(q, k, v, o, lse, scale, causal)
+                        outs[n] = o
+                    qt, kt, vt = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+                    def cudnn():
+                        with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+                            return F.scaled_dot_product_attention(qt, kt, vt, is_causal=bool(causal), scale=scale)
+                    fns = {n: (lambda n=n: kerns[n](argss[n])) for n in names}
+                    fns["cudnn"] = cudnn
+                    for _ in range(3):
+                        for f in fns.values():
+                            f()
+                    torch.cuda.synchronize()
+                    times = {n: [] for n in fns}
+                    for _ in range(reps):
+                        for n, f in fns.items():
+                            flush.zero_()
+                            e0 = torch.cuda.Event(enable_timing=True); e1 = torch.cuda.Event(enable_timing=True)
+                            e0.record(); f(); e1.record()
+                            times[n].append((e0, e1))
+                    torch.cuda.synchronize()
+                    med = {n: statistics.median(a.elapsed_time(bb) for a, bb in t) for n, t in times.items()}
+                    ref = cudnn().transpose(1, 2).float()
+                    flops = 4.0 * b * h * s * s * d / (2 if causal else 1)
+                    line = f"d={d:3d} {str(dt)[6:]:8s} c={causal} s={s:5d} cudnn {med['cudnn']*1e3:8.1f}us {flops/med['cudnn']/1e9:5.0f}TF"
+                    for n in names:
+                        err = ((outs[n].float() - ref).norm() / ref.norm()).item()
+                        sp = med['cudnn'] / med[n]
+                        geo[n].append(sp)
+                        line += f" | {n} {med[n]*1e3:8.1f}us {flops/med[n]/1e9:5.0f}TF x{sp:.3f} err={err:.1e}"
+                    print(line, flush=True)
+                    rows.append(line)
+                    del q, k, v, outs, argss, qt, kt, vt, ref
+    for n in names:
+        g = math.exp(sum(math.log(x) for x in geo[n]) / len(geo[n]))
+        print(f"GEOMEAN {n}: {g:.3f}x cudnn over {len(geo[n])} scenarios; min {min(geo[n]):.3f}")
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("so", nargs="+")
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--bench", action="store_true")
+    ap.add_argument("--only-d", type=int, default=None)
+    ap.add_argument("--reps", type=int, default=10)
+    a = ap.parse_args()
+    kerns = {os.path.basename(p): Kernel(os.path.abspath(p)) for p in a.so}
+    print(torch.cuda.get_device_name(), torch.__version__, torch.backends.cudnn.version())
+    bad = 0
+    if a.check:
+        for n, k in kerns.items():
+            print("== check", n)
+            bad += check(k)
+    if a.bench:
+        bench(kerns, a.reps, a.only_d)
+    sys.exit(1 if bad else 0)
