@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -23,6 +24,17 @@ std::string VerdictLine(const kernelseek::v1::ScenarioResult& verdict) {
                       "\n");
 }
 
+// One metric as "name value unit". ncu's base unit for bandwidth is byte/s,
+// which prints as a 13-digit number; that one is scaled to GB/s.
+std::string MetricText(const kernelseek::v1::ProfileMetric& m) {
+  double bytes_per_second = 0;
+  if ((m.unit() == "byte/s" || m.unit() == "byte/second") &&
+      absl::SimpleAtod(m.value(), &bytes_per_second)) {
+    return absl::StrFormat("%s %.1f GB/s", m.name(), bytes_per_second / 1e9);
+  }
+  return absl::StrCat(m.name(), " ", m.value(), m.unit().empty() ? "" : " ", m.unit());
+}
+
 std::string KernelLines(const kernelseek::v1::KernelProfile& k) {
   std::string out = absl::StrFormat(
       "kernel %s block %s grid %s: %.1f us, SM throughput %.1f%%, memory throughput %.1f%%, "
@@ -34,8 +46,7 @@ std::string KernelLines(const kernelseek::v1::KernelProfile& k) {
   absl::StrAppend(&out, "\n");
   std::vector<std::string> metrics;
   for (const kernelseek::v1::ProfileMetric& m : k.metrics()) {
-    metrics.push_back(
-        absl::StrCat(m.name(), " ", m.value(), m.unit().empty() ? "" : " ", m.unit()));
+    metrics.push_back(MetricText(m));
   }
   if (!metrics.empty()) absl::StrAppend(&out, "  ", absl::StrJoin(metrics, ", "), "\n");
   return out;

@@ -116,5 +116,17 @@ TEST_CASE("a failed build is one line after the heading, whatever else the resul
         "the build failed, so nothing was profiled\n");
 }
 
+TEST_CASE("bandwidth in byte/s is shown in GB/s; other units as ncu printed them") {
+  ProfileResult profile = TwoKernels();
+  KernelProfile* k = profile.mutable_kernels(0);
+  k->clear_metrics();
+  AddMetric(k, "Memory Throughput", "1680995622263.92", "byte/s");
+  AddMetric(k, "L2 Hit Rate", "57.16", "%");
+  AddMetric(k, "Odd Rate", "not-a-number", "byte/s");
+  std::string text = FormatProfileText(profile, ProfileTextOptions{.subject = "sm90.cu"});
+  CHECK(text.find("  Memory Throughput 1681.0 GB/s, L2 Hit Rate 57.16 %, "
+                  "Odd Rate not-a-number byte/s\n") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace kseek
