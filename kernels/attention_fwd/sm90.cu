@@ -751,7 +751,9 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
       // Every packed value is computed before the first store, so the stores
       // issue back to back; computed in between, each waited for the one
       // before it to release its data register (ncu at s = 512: 21-31% of
-      // the consumers' stall samples sat in this epilogue).
+      // the consumers' stall samples sat in this epilogue). Measured: about
+      // +2% at d = 64 and neutral at d >= 128, where the other consumer's
+      // products already covered those stalls.
       Elem* o_base = static_cast<Elem*>(p.o) + tc.batch * p.o_stride_b + tc.head * p.o_stride_h;
       float inv[2];
       float lse[2];
@@ -1073,7 +1075,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       // Every packed value is computed before the first store, so the stores
       // issue back to back; computed in between, each waited for the one
       // before it to release its data register (ncu at s = 512: 21-31% of
-      // the consumers' stall samples sat in this epilogue).
+      // the consumers' stall samples sat in this epilogue). Measured: about
+      // +2% at d = 64 and neutral at d >= 128, where the other consumer's
+      // products already covered those stalls.
       Elem* o_base = static_cast<Elem*>(p.o) + tc.batch * p.o_stride_b + tc.head * p.o_stride_h;
       float inv[2];
       float lse[2];
