@@ -311,14 +311,21 @@ int RunProfile(const std::vector<std::string>& args, const GlobalOptions& global
                 "of FILE: block and grid, duration, SM and memory throughput, achieved and\n"
                 "theoretical occupancy, registers per thread, shared memory per block and\n"
                 "ncu's other metrics; then the scenario's verdict, the GPU, the ncu version\n"
-                "and command line, and ncu's error if it had one. Shows the stage on stderr\n"
-                "while it waits. `kseek scenarios PROBLEM` lists the scenario ids.\n"
+                "and command line, and ncu's error if it had one. With --hotspots N, a second\n"
+                "ncu run samples warp stalls per SASS instruction and each kernel also gets\n"
+                "its top stall reasons and the N instructions with the most stall samples\n"
+                "(index in the SASS listing, share of samples, top reasons of that line).\n"
+                "Shows the stage on stderr while it waits. `kseek scenarios PROBLEM` lists\n"
+                "the scenario ids.\n"
                 "Exits 1 when FILE did not compile or failed the scenario, 4 when ncu\n"
                 "reported an error or profiled no kernel of FILE (see kseek --help).");
   AddCommonFlags(&flags, &common, /*json=*/true);
   flags.String("problem", &request.problem, "problem to check against, e.g. attention_fwd");
   flags.String("scenario", &request.scenarios,
                "the one scenario id to profile, e.g. perf-bf16-d64-full-s512");
+  flags.Int("hotspots", &request.hotspots,
+            "SASS instructions with the most warp-stall samples to show per kernel, 0..50 (0: none, "
+            "no second ncu run)");
   AddCompileFlags(&flags, &request.compile);
   flags.Bool("no-wait", &no_wait, "print the job id and return without waiting");
   std::vector<std::string> positional;

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "common/profile_text.h"
 
 namespace kseek {
 namespace {
@@ -107,6 +108,15 @@ absl::StatusOr<kernelseek::v1::JobSpec> MakeRunSpec(const RunRequest& request) {
         "a baseline and a time cap apply to bench only, not ", profile ? "profile" : "verify"));
   }
 
+  if (profile && (request.hotspots < 0 || request.hotspots > kMaxProfileHotSpots)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--hotspots ", request.hotspots, " is outside 0..", kMaxProfileHotSpots));
+  }
+  if (!profile && request.hotspots != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--hotspots applies to profile only, not ", bench ? "bench" : "verify"));
+  }
+
   absl::StatusOr<kernelseek::v1::JobSpec> spec = MakeCompileSpec(request.compile);
   if (!spec.ok()) return spec.status();
   spec->set_kind(request.kind);
@@ -118,6 +128,7 @@ absl::StatusOr<kernelseek::v1::JobSpec> MakeRunSpec(const RunRequest& request) {
     run->set_max_seconds_per_scenario(request.max_seconds_per_scenario);
     run->set_reuse_baseline(request.reuse_baseline);
   }
+  if (profile) run->set_hotspots(static_cast<int32_t>(request.hotspots));
   return spec;
 }
 

@@ -9,6 +9,7 @@
 #ifndef KERNELSEEK_CLIENT_RUN_REQUEST_H_
 #define KERNELSEEK_CLIENT_RUN_REQUEST_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -28,11 +29,12 @@ struct RunRequest {
   std::string baseline;                 // bench only; one of kBaselineNames
   double max_seconds_per_scenario = 0;  // bench only; 0: the worker's default
   bool reuse_baseline = false;          // bench only: the worker's cached baseline timings
+  int64_t hotspots = 0;                 // profile only: SASS lines with the most warp stalls, 0..50
 };
 
 // INVALID_ARGUMENT for a bad option, naming the flag and value (profile: no
 // --scenario, a list, or "all"; that a set name is not an id only the server
-// knows); NOT_FOUND or PERMISSION_DENIED for an unreadable file (from
+// knows; --hotspots outside 0..50 or on another kind); NOT_FOUND or PERMISSION_DENIED for an unreadable file (from
 // MakeCompileSpec).
 absl::StatusOr<kernelseek::v1::JobSpec> MakeRunSpec(const RunRequest& request);
 

@@ -35,7 +35,43 @@ std::string MetricText(const kernelseek::v1::ProfileMetric& m) {
   return absl::StrCat(m.name(), " ", m.value(), m.unit().empty() ? "" : " ", m.unit());
 }
 
+// SASS past this many characters is cut, so that a hot spot stays one line.
+constexpr size_t kMaxInstructionChars = 72;
+
+std::string ReasonsText(const google::protobuf::RepeatedPtrField<kernelseek::v1::StallReasonShare>& reasons) {
+  std::vector<std::string> parts;
+  for (const kernelseek::v1::StallReasonShare& r : reasons) {
+    if (r.share_pct() < 0.05) continue;  // would read "0.0%": noise beside the others
+    parts.push_back(absl::StrFormat("%s %.1f%%", r.reason(), r.share_pct()));
+  }
+  return absl::StrJoin(parts, ", ");
+}
+
+std::string HotSpotLines(const kernelseek::v1::KernelHotSpots& h) {
+  if (h.total_samples() == 0) return "  stall reasons: ncu took no warp stall samples\n";
+  std::string out = absl::StrCat("  stall reasons (", h.total_samples(), " samples): ", ReasonsText(h.stall_reasons()),
+                                 "\n");
+  if (h.hot_spots().empty()) return out;
+  absl::StrAppend(&out, "  hot spots (share of this kernel's stall samples):\n");
+  for (const kernelseek::v1::HotSpot& spot : h.hot_spots()) {
+    std::string instruction = spot.instruction();
+    if (instruction.size() > kMaxInstructionChars) {
+      instruction = absl::StrCat(instruction.substr(0, kMaxInstructionChars - 3), "...");
+    }
+    absl::StrAppendFormat(&out, "   %4.1f%%  #%d %s", spot.share_pct(), spot.sass_index(), instruction);
+    if (std::string reasons = ReasonsText(spot.reasons()); !reasons.empty()) {
+      absl::StrAppend(&out, "  (", reasons, ")");
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  return out;
+}
+
 std::string KernelLines(const kernelseek::v1::KernelProfile& k) {
+  if (k.has_hot_spots() && k.launches() == 0 && k.block_size().empty() && k.duration_us() == 0) {
+    // Only the source page's run saw this kernel; there are no other numbers.
+    return absl::StrCat("kernel ", k.kernel(), " (warp stall sampling only):\n", HotSpotLines(k.hot_spots()));
+  }
   std::string out = absl::StrFormat(
       "kernel %s block %s grid %s: %.1f us, SM throughput %.1f%%, memory throughput %.1f%%, "
       "occupancy %.1f%% achieved / %.1f%% theoretical, %d registers/thread, %d B shared/block",
@@ -49,6 +85,7 @@ std::string KernelLines(const kernelseek::v1::KernelProfile& k) {
     metrics.push_back(MetricText(m));
   }
   if (!metrics.empty()) absl::StrAppend(&out, "  ", absl::StrJoin(metrics, ", "), "\n");
+  if (k.has_hot_spots()) absl::StrAppend(&out, HotSpotLines(k.hot_spots()));
   return out;
 }
 

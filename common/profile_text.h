@@ -14,6 +14,10 @@
 
 namespace kseek {
 
+// The most hot spots (SASS lines with the most warp-stall samples) a profile
+// job may ask for per kernel, RunOptions.hotspots; the server refuses more.
+inline constexpr int kMaxProfileHotSpots = 50;
+
 struct ProfileTextOptions {
   std::string subject;             // what was profiled, e.g. "version v3" or "naive.cu"
   bool show_command_line = false;  // add the ncu command line the worker ran
@@ -26,6 +30,10 @@ struct ProfileTextOptions {
 //     occupancy A% achieved / T% theoretical, R registers/thread, N B shared/block
 //     (one line; ", first of K profiled launches" added when ncu profiled more)
 //     METRIC VALUE UNIT, ...                  (the kernel's other metrics)
+//     stall reasons (N samples): REASON P%, ...  (when ncu sampled warp stalls)
+//     hot spots (share of this kernel's stall samples):
+//        P%  #INDEX SASS  (REASON P%, ...)       (one line per hot spot)
+//     (shares of the kernel's samples; a reason under 0.05% is left out)
 //   no candidate kernel was profiled          (when there is none)
 //   profile error: ERROR                      (when the worker gave one)
 //   ncu command: COMMAND                      (with show_command_line)

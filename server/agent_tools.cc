@@ -1,6 +1,7 @@
 #include "server/agent_tools.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -184,10 +185,17 @@ std::vector<llm::ToolDefinition> AgentTools::Definitions() {
       ToolSchema({}, {}));
   add("show_sass", "Show the SASS instruction class counts of one kernel function (compiles if needed).",
       ToolSchema({{"function", "function name or part of it"}}, {"function"}));
+  json profile_schema = ToolSchema({{"scenario", "one scenario id"}}, {"scenario"});
+  profile_schema["properties"]["hotspots"] = {
+      {"type", "integer"},
+      {"description", absl::StrCat("how many SASS instructions with the most warp-stall samples to show per "
+                                   "kernel, with their stall reasons (default ",
+                                   kDefaultProfileHotSpots, ", 0 to ", kMaxProfileHotSpots, "; 0 skips the sampling)")}};
   add("profile",
       "Profile the current kernel with Nsight Compute on one scenario: per kernel, duration, SM and memory "
-      "throughput, occupancy, registers, shared memory and a few memory metrics. Needs a GPU worker with ncu.",
-      ToolSchema({{"scenario", "one scenario id"}}, {"scenario"}));
+      "throughput, occupancy, registers, shared memory and a few memory metrics, then where its warps stall: the "
+      "top stall reasons and the SASS instructions with the most stall samples. Needs a GPU worker with ncu.",
+      profile_schema);
   add("finish",
       "End the session. Accepted only when a counted version (compiled, verified, benchmarked) meets the target.",
       ToolSchema({{"summary", "what was done and what was measured"}}, {"summary"}));
@@ -371,7 +379,7 @@ absl::Status AgentTools::SetStatus(const std::string& status, double speedup, do
 }
 
 absl::StatusOr<Job> AgentTools::RunJob(kernelseek::v1::JobKind kind, const std::function<bool()>& cancelled,
-                                       const std::string& scenarios) {
+                                       const std::string& scenarios, int hotspots) {
   kernelseek::v1::JobSpec spec;
   spec.set_kind(kind);
   spec.set_source_name(spec_.kernel_name());
@@ -384,6 +392,7 @@ absl::StatusOr<Job> AgentTools::RunJob(kernelseek::v1::JobKind kind, const std::
                                       : bench            ? spec_.bench_scenarios()
                                                          : spec_.verify_scenarios());
     if (bench) spec.mutable_run()->set_baseline(spec_.baseline());
+    if (kind == kernelseek::v1::JOB_KIND_PROFILE) spec.mutable_run()->set_hotspots(hotspots);
   }
   return jobs_->Run(user_, std::move(spec), cancelled);
 }
@@ -484,7 +493,13 @@ absl::StatusOr<ToolOutcome> AgentTools::ShowSass(const json& args, const std::fu
 absl::StatusOr<ToolOutcome> AgentTools::Profile(const json& args, const std::function<bool()>& cancelled) {
   std::string scenario;
   if (std::string e = StringArg(args, "scenario", &scenario); !e.empty()) return Error(e);
-  absl::StatusOr<Job> job = RunJob(kernelseek::v1::JOB_KIND_PROFILE, cancelled, scenario);
+  int hotspots = kDefaultProfileHotSpots;
+  if (auto h = args.find("hotspots"); h != args.end() && !h->is_null()) {
+    if (!h->is_number()) return Error("hotspots must be an integer from 0 to 50");
+    // A model may write 10.0 or 500; what it meant is clear enough.
+    hotspots = static_cast<int>(std::clamp<double>(std::round(h->get<double>()), 0, kMaxProfileHotSpots));
+  }
+  absl::StatusOr<Job> job = RunJob(kernelseek::v1::JOB_KIND_PROFILE, cancelled, scenario, hotspots);
   if (!job.ok()) {
     if (job.status().code() == absl::StatusCode::kCancelled) return job.status();
     if (job.status().code() == absl::StatusCode::kUnavailable) {

@@ -51,6 +51,9 @@ class AgentTools {
   static constexpr size_t kMaxResultBytes = 16 << 10;
   static constexpr size_t kMaxReadBytes = 48 << 10;
   static constexpr size_t kMaxFiles = 16;
+  // Hot spots per kernel when the model's profile call names none: enough to
+  // see where the waits gather, few enough to stay under kMaxResultBytes.
+  static constexpr int kDefaultProfileHotSpots = 10;
 
   // `spec` must already be validated (SessionManager does).
   AgentTools(Store* store, JobRunner* jobs, int64_t session_id, std::string user, kernelseek::v1::SessionSpec spec,
@@ -98,8 +101,9 @@ class AgentTools {
   absl::Status StoreFile(const std::string& path, const std::string& content, int64_t call_seq);
   absl::Status SetStatus(const std::string& status, double speedup, double tflops, bool counted);
   // `scenarios` empty: the session's verify or bench scenarios for the kind.
+  // `hotspots`: RunOptions.hotspots of a profile job.
   absl::StatusOr<kernelseek::v1::Job> RunJob(kernelseek::v1::JobKind kind, const std::function<bool()>& cancelled,
-                                             const std::string& scenarios = "");
+                                             const std::string& scenarios = "", int hotspots = 0);
   std::string GoalLine() const;
 
   Store* const store_;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/profile_text.h"
 #include "common/properties.h"
 #include "worker/nvcc_command.h"
 
@@ -34,7 +35,16 @@ absl::Status ValidateRunOptions(kernelseek::v1::JobSpec* spec, const ProblemCata
                                                      run->problem(), "\", not \"", run->scenarios(), "\""));
     }
     if (!run->baseline().empty()) return absl::InvalidArgumentError("a profile job takes no baseline");
+    if (run->hotspots() < 0 || run->hotspots() > kMaxProfileHotSpots) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("hotspots ", run->hotspots(), " is outside [0, ", kMaxProfileHotSpots, "]"));
+    }
     return absl::OkStatus();
+  }
+  if (run->hotspots() != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("hotspots (", run->hotspots(), ") is for profile jobs only, not a ",
+                     bench ? "bench" : "verify", " job"));
   }
   if (run->scenarios().empty()) run->set_scenarios(bench ? "perf" : "all");
   absl::StatusOr<std::vector<const kernelseek::v1::ScenarioSpec*>> selected = (*problem)->Select(run->scenarios());

@@ -22,7 +22,8 @@ inline constexpr double kMaxSecondsPerScenario = 60.0;
 // Fills in defaults (verify: all scenarios; bench: the perf set against cuDNN)
 // and returns the job's requirements (sorted properties a worker must match).
 // A profile job must name exactly one scenario id and needs `ncu=*` (any
-// Nsight Compute) besides the GPU and compiler a verify job needs.
+// Nsight Compute) besides the GPU and compiler a verify job needs; its
+// `hotspots` is 0..kMaxProfileHotSpots, and only a profile job may set it.
 absl::StatusOr<std::vector<kernelseek::v1::Property>> ValidateJobSpec(kernelseek::v1::JobSpec* spec,
                                                                      const ProblemCatalog& problems);
 

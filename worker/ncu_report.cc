@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <utility>
 
@@ -12,12 +13,20 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
 namespace kseek {
 namespace {
 
+using kernelseek::v1::HotSpot;
+using kernelseek::v1::KernelHotSpots;
 using kernelseek::v1::KernelProfile;
+using kernelseek::v1::StallReasonShare;
+
+constexpr absl::string_view kAllSamples = "Warp Stall Sampling (All Samples)";
+constexpr absl::string_view kStallPrefix = "stall_";
+constexpr absl::string_view kNotIssuedSuffix = "(Not Issued)";
 
 constexpr absl::string_view kSpeedOfLight = "GPU Speed Of Light Throughput";
 constexpr absl::string_view kOccupancy = "Occupancy";
@@ -77,6 +86,83 @@ std::vector<std::string> ReadRecord(absl::string_view text, size_t* pos) {
 bool ParseNumber(absl::string_view value, double* out) {
   std::string plain = absl::StrReplaceAll(absl::StripAsciiWhitespace(value), {{",", ""}});
   return absl::SimpleAtod(plain, out);
+}
+
+// A count as ncu prints it: thousands separators, "-" or "" for none.
+int64_t ParseCount(absl::string_view value) {
+  double number = 0;
+  return ParseNumber(value, &number) ? static_cast<int64_t>(std::llround(number)) : 0;
+}
+
+double SharePct(int64_t part, int64_t total) { return total > 0 ? 100.0 * part / total : 0; }
+
+// One kernel's block of the source page while it is being read.
+struct SourceBlock {
+  std::string kernel;
+  size_t address = 0, source = 0, samples = 0;  // column indices, once the header is seen
+  std::vector<std::pair<std::string, size_t>> reasons;  // name without "stall_" -> column
+  bool has_header = false;
+  struct Line {
+    int32_t index;
+    std::string address;
+    std::string instruction;
+    int64_t samples;
+    std::vector<int64_t> reason_samples;  // parallel to `reasons`
+  };
+  std::vector<Line> lines;
+};
+
+// The `limit` largest (name, samples) pairs with samples > 0, largest first;
+// ties keep their column order.
+std::vector<std::pair<std::string, int64_t>> TopReasons(const std::vector<std::pair<std::string, size_t>>& reasons,
+                                                        const std::vector<int64_t>& samples, int limit) {
+  std::vector<std::pair<std::string, int64_t>> top;
+  for (size_t i = 0; i < reasons.size(); ++i) {
+    if (samples[i] > 0) top.emplace_back(reasons[i].first, samples[i]);
+  }
+  std::stable_sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (top.size() > static_cast<size_t>(limit)) top.resize(limit);
+  return top;
+}
+
+KernelHotSpots ToHotSpots(const SourceBlock& block, int max_hot_spots) {
+  KernelHotSpots k;
+  k.set_kernel(block.kernel);
+  int64_t total = 0;
+  std::vector<int64_t> reason_totals(block.reasons.size());
+  for (const SourceBlock::Line& line : block.lines) {
+    total += line.samples;
+    for (size_t i = 0; i < reason_totals.size(); ++i) reason_totals[i] += line.reason_samples[i];
+  }
+  k.set_total_samples(total);
+  for (const auto& [name, samples] : TopReasons(block.reasons, reason_totals, kKernelStallReasons)) {
+    StallReasonShare* r = k.add_stall_reasons();
+    r->set_reason(name);
+    r->set_samples(samples);
+    r->set_share_pct(SharePct(samples, total));
+  }
+  std::vector<const SourceBlock::Line*> hottest;
+  for (const SourceBlock::Line& line : block.lines) {
+    if (line.samples > 0) hottest.push_back(&line);
+  }
+  std::stable_sort(hottest.begin(), hottest.end(),
+                   [](const SourceBlock::Line* a, const SourceBlock::Line* b) { return a->samples > b->samples; });
+  if (hottest.size() > static_cast<size_t>(std::max(0, max_hot_spots))) hottest.resize(std::max(0, max_hot_spots));
+  for (const SourceBlock::Line* line : hottest) {
+    HotSpot* h = k.add_hot_spots();
+    h->set_sass_index(line->index);
+    h->set_address(line->address);
+    h->set_instruction(line->instruction);
+    h->set_samples(line->samples);
+    h->set_share_pct(SharePct(line->samples, total));
+    for (const auto& [name, samples] : TopReasons(block.reasons, line->reason_samples, kHotSpotStallReasons)) {
+      StallReasonShare* r = h->add_reasons();
+      r->set_reason(name);
+      r->set_samples(samples);
+      r->set_share_pct(SharePct(samples, total));
+    }
+  }
+  return k;
 }
 
 // Seconds-based units scaled to microseconds; 0 for an unknown unit.
@@ -247,6 +333,111 @@ absl::StatusOr<NcuReport> ParseNcuCsv(absl::string_view log_text) {
     profile.set_launches(profile.launches() + 1);
   }
   return report;
+}
+
+std::vector<std::string> NcuSourceArgv(const std::string& ncu_path, const std::vector<std::string>& functions,
+                                       const std::string& log_path, const std::vector<std::string>& runner_argv) {
+  std::vector<std::string> argv = {ncu_path,
+                                   "--clock-control", "none",
+                                   "--section", "SourceCounters",
+                                   "--section", "WarpStateStats",
+                                   "--page", "source",
+                                   "--print-source", "sass",
+                                   "--csv",
+                                   "--kernel-name-base", "mangled",
+                                   "--kernel-name", NcuKernelFilter(functions),
+                                   "--launch-count", "1",
+                                   "--log-file", log_path};
+  argv.insert(argv.end(), runner_argv.begin(), runner_argv.end());
+  return argv;
+}
+
+absl::StatusOr<NcuSourceReport> ParseNcuSourceCsv(absl::string_view log_text, int max_hot_spots) {
+  NcuSourceReport report;
+  std::vector<SourceBlock> blocks;
+  size_t pos = 0;
+  while (pos < log_text.size()) {
+    absl::string_view rest = log_text.substr(pos);
+    if (absl::StartsWith(rest, "==")) {
+      size_t end = rest.find('\n');
+      absl::string_view line = rest.substr(0, end);
+      pos = end == absl::string_view::npos ? log_text.size() : pos + end + 1;
+      if (absl::ConsumePrefix(&line, "==ERROR==")) {
+        report.errors.emplace_back(absl::StripAsciiWhitespace(line));
+      }
+      continue;
+    }
+    std::vector<std::string> fields = ReadRecord(log_text, &pos);
+    if (fields.front() == "Kernel Name") {
+      blocks.emplace_back().kernel = fields.size() > 1 ? fields[1] : "";
+      continue;
+    }
+    if (blocks.empty()) continue;  // tool chatter before the first kernel
+    SourceBlock& block = blocks.back();
+    if (!block.has_header) {
+      if (fields.front() != "Address") continue;
+      std::map<std::string, size_t> column;
+      for (size_t i = 0; i < fields.size(); ++i) {
+        column.try_emplace(fields[i], i);
+        absl::string_view name = fields[i];
+        if (absl::ConsumePrefix(&name, kStallPrefix) && !absl::EndsWith(name, kNotIssuedSuffix)) {
+          block.reasons.emplace_back(std::string(name), i);
+        }
+      }
+      for (absl::string_view needed : {absl::string_view("Address"), absl::string_view("Source"), kAllSamples}) {
+        if (!column.contains(std::string(needed))) {
+          return absl::InvalidArgumentError(absl::StrCat("the source page's header for kernel ", block.kernel,
+                                                         " has no \"", needed, "\" column"));
+        }
+      }
+      block.address = column["Address"];
+      block.source = column["Source"];
+      block.samples = column[std::string(kAllSamples)];
+      block.has_header = true;
+      continue;
+    }
+    const size_t needed = std::max({block.address, block.source, block.samples}) + 1;
+    if (fields.size() < needed || fields[block.address].empty()) continue;  // a blank or cut line
+    SourceBlock::Line& line = block.lines.emplace_back();
+    line.index = static_cast<int32_t>(block.lines.size() - 1);
+    line.address = std::string(absl::StripAsciiWhitespace(fields[block.address]));
+    // ncu aligns operands with runs of spaces; one is enough to read them.
+    line.instruction = absl::StrJoin(
+        absl::StrSplit(fields[block.source], absl::ByAnyChar(" \t"), absl::SkipEmpty()), " ");
+    line.samples = ParseCount(fields[block.samples]);
+    for (const auto& [name, i] : block.reasons) {
+      line.reason_samples.push_back(i < fields.size() ? ParseCount(fields[i]) : 0);
+    }
+  }
+  if (blocks.empty() && report.errors.empty()) {
+    return absl::InvalidArgumentError("ncu's source page has no \"Kernel Name\" line and no error line");
+  }
+  for (const SourceBlock& block : blocks) report.kernels.push_back(ToHotSpots(block, max_hot_spots));
+  return report;
+}
+
+std::string FunctionBaseName(absl::string_view demangled) {
+  absl::string_view name = absl::StripAsciiWhitespace(demangled);
+  // Drops a trailing bracketed group, e.g. "(float *)" or "<(int)1>", that
+  // opens with `open` and closes at the end of `name`.
+  auto drop_trailing = [&name](char open, char close) {
+    if (name.empty() || name.back() != close) return;
+    int depth = 0;
+    for (size_t i = name.size(); i-- > 0;) {
+      if (name[i] == close) ++depth;
+      if (name[i] == open && --depth == 0) {
+        name = absl::StripTrailingAsciiWhitespace(name.substr(0, i));
+        return;
+      }
+    }
+  };
+  drop_trailing('(', ')');
+  drop_trailing('<', '>');
+  size_t scope = name.rfind("::");
+  if (scope != absl::string_view::npos) name.remove_prefix(scope + 2);
+  size_t space = name.rfind(' ');
+  if (space != absl::string_view::npos) name.remove_prefix(space + 1);
+  return name.empty() ? std::string(demangled) : std::string(name);
 }
 
 }  // namespace kseek

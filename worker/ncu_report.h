@@ -1,6 +1,7 @@
-// Nsight Compute for profile jobs: the ncu command line that profiles only a
-// candidate's own kernels under kseek-runner, and the parser of the CSV that
-// `ncu --csv --page details` writes. Pure functions; thread-safe.
+// Nsight Compute for profile jobs: the ncu command lines that profile only a
+// candidate's own kernels under kseek-runner, and the parsers of the CSV that
+// `ncu --csv --page details` and `--page source` (warp-stall hot spots)
+// write. Pure functions; thread-safe.
 #ifndef KERNELSEEK_WORKER_NCU_REPORT_H_
 #define KERNELSEEK_WORKER_NCU_REPORT_H_
 
@@ -49,6 +50,38 @@ struct NcuReport {
 // there is neither a CSV header nor an ncu error line, or the header lacks a
 // column.
 absl::StatusOr<NcuReport> ParseNcuCsv(absl::string_view log_text);
+
+// Stall reasons kept per kernel and per hot spot.
+inline constexpr int kKernelStallReasons = 6;
+inline constexpr int kHotSpotStallReasons = 3;
+
+// The argv of the second, optional ncu run of a profile job: the SASS source
+// page with warp-stall sampling (sections SourceCounters and WarpStateStats)
+// of the first launch of the same kernels, as CSV written to `log_path`.
+std::vector<std::string> NcuSourceArgv(const std::string& ncu_path, const std::vector<std::string>& functions,
+                                       const std::string& log_path, const std::vector<std::string>& runner_argv);
+
+struct NcuSourceReport {
+  // One per "Kernel Name" block, in the order ncu printed them.
+  std::vector<kernelseek::v1::KernelHotSpots> kernels;
+  // ncu's own "==ERROR==" lines, prefix removed.
+  std::vector<std::string> errors;
+};
+
+// Parses `ncu --page source --print-source sass --csv`: "==" tool lines are
+// skipped ("==ERROR==" ones collected); each `"Kernel Name","NAME",` line
+// starts a kernel, followed by a header row ("Address","Source",...) and one
+// row per SASS instruction. Samples are "Warp Stall Sampling (All Samples)";
+// stall reasons are the "stall_*" columns, without their "(Not Issued)"
+// variants. Keeps the `max_hot_spots` lines with the most samples (ties: the
+// earlier line first) and skips lines with none. INVALID_ARGUMENT when there
+// is neither a kernel nor an error line, or a kernel's header lacks a column.
+absl::StatusOr<NcuSourceReport> ParseNcuSourceCsv(absl::string_view log_text, int max_hot_spots);
+
+// The plain function name in a demangled signature, as ncu's
+// `--print-kernel-base function` prints it: "void ns::Foo<(int)1>(float *)"
+// gives "Foo". Returns `demangled` unchanged when it cannot tell.
+std::string FunctionBaseName(absl::string_view demangled);
 
 }  // namespace kseek
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "common/profile_text.h"
 #include "common/subprocess.h"
 #include "common/temp_dir.h"
 #include "worker/baseline_timer.h"
@@ -316,9 +318,61 @@ absl::StatusOr<kernelseek::v1::ProfileResult> RunExecutor::Profile(const kernels
     problems.push_back(absl::StrCat("ncu profiled no launch of the candidate's kernels (",
                                     absl::StrJoin(functions, ", "), ") in scenario ", scenario));
   }
+  if (options.hotspots() > 0 && !result.kernels().empty()) {
+    report(absl::StrCat("sampling warp stalls of ", scenario, " under ncu"), progress);
+    if (std::string problem = AddHotSpots(functions, runner_argv, work->path(), options.hotspots(), &result);
+        !problem.empty()) {
+      problems.push_back(std::move(problem));
+    }
+  }
   result.set_error(absl::StrJoin(problems, "; "));
   report("done", progress);
   return result;
+}
+
+std::string RunExecutor::AddHotSpots(const std::vector<std::string>& functions,
+                                     const std::vector<std::string>& runner_argv, const std::string& work_dir,
+                                     int hotspots, kernelseek::v1::ProfileResult* result) const {
+  const std::string log_path = absl::StrCat(work_dir, "/ncu_source.csv");
+  SubprocessSpec ncu;
+  ncu.argv = NcuSourceArgv(config_.ncu_path, functions, log_path, runner_argv);
+  ncu.time_limit = config_.startup_allowance + config_.per_scenario_allowance * kProfileSlowdown;
+  ncu.max_output_bytes = 16 << 20;
+  absl::StatusOr<SubprocessResult> ran = RunSubprocess(ncu);
+  if (!ran.ok()) return absl::StrCat("hot spots: ", ran.status().message());
+  const std::string log = ReadWholeFile(log_path);
+  if (!ran->Succeeded() && !(ran->term_signal == 0 && !ran->timed_out && ran->exit_code == 1)) {
+    return absl::StrCat("hot spots: ncu ", ran->Describe(), ": ",
+                        OutputTail(ran->stderr_text.empty() ? log : ran->stderr_text, 1000));
+  }
+  absl::StatusOr<NcuSourceReport> parsed = ParseNcuSourceCsv(log, std::min(hotspots, kMaxProfileHotSpots));
+  if (!parsed.ok()) {
+    return absl::StrCat("hot spots: ", parsed.status().message(), ": ", OutputTail(log + ran->stderr_text, 1000));
+  }
+  std::vector<std::string> problems;
+  for (const std::string& e : parsed->errors) problems.push_back(absl::StrCat("hot spots: ncu: ", e));
+  // The first run printed plain function names ("--print-kernel-base
+  // function"), the source page prints demangled signatures.
+  for (kernelseek::v1::KernelHotSpots& k : parsed->kernels) {
+    const std::string base = FunctionBaseName(k.kernel());
+    kernelseek::v1::KernelProfile* owner = nullptr;
+    for (kernelseek::v1::KernelProfile& p : *result->mutable_kernels()) {
+      if (!p.has_hot_spots() && (p.kernel() == base || p.kernel() == k.kernel())) {
+        owner = &p;
+        break;
+      }
+    }
+    if (owner == nullptr) {
+      // Not one the first run reported; kept as a kernel of its own rather than lost.
+      owner = result->add_kernels();
+      owner->set_kernel(k.kernel());
+    }
+    *owner->mutable_hot_spots() = std::move(k);
+  }
+  if (parsed->kernels.empty() && problems.empty()) {
+    problems.push_back("hot spots: ncu's source page sampled no kernel");
+  }
+  return absl::StrJoin(problems, "; ");
 }
 
 }  // namespace kseek

@@ -13,6 +13,7 @@
 #define KERNELSEEK_WORKER_RUN_EXECUTOR_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -63,10 +64,18 @@ class RunExecutor {
   // for a job this worker cannot run (no ncu, not exactly one scenario,
   // unknown problem, runner missing); ncu failing (e.g. no permission for the
   // GPU's performance counters) is a ProfileResult whose `error` says so.
+  // With RunOptions.hotspots > 0, a second ncu run samples warp stalls per
+  // SASS instruction (the source page) and fills the kernels' hot_spots; its
+  // failure only adds to `error`.
   absl::StatusOr<kernelseek::v1::ProfileResult> Profile(const kernelseek::v1::JobSpec& spec,
                                                        const StageReporter& report) const;
 
  private:
+  // The second ncu run of a profile job; returns why it gave no (or only
+  // part of its) hot spots, "" when all went well.
+  std::string AddHotSpots(const std::vector<std::string>& functions, const std::vector<std::string>& runner_argv,
+                          const std::string& work_dir, int hotspots, kernelseek::v1::ProfileResult* result) const;
+
   const Compiler* const compiler_;
   const RunExecutorConfig config_;
 };

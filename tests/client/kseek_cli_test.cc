@@ -457,6 +457,39 @@ TEST_CASE("profile through a server: one scenario id, the kernel line, exit code
         "  L2 Hit Rate 88.10 %\n"
         "ncu command: ncu --log-file $WORK/ncu.csv kseek-runner\n"));
   }
+  SECTION("--hotspots N goes into the spec; the hot spots follow the kernel, in text and JSON") {
+    Job job = FinishedProfile();
+    auto* h = job.mutable_result()->mutable_profile()->mutable_kernels(0)->mutable_hot_spots();
+    h->set_total_samples(15791);
+    auto* reason = h->add_stall_reasons();
+    reason->set_reason("wait");
+    reason->set_samples(4404);
+    reason->set_share_pct(27.89);
+    auto* spot = h->add_hot_spots();
+    spot->set_sass_index(2753);
+    spot->set_address("0x7f13817ad410");
+    spot->set_instruction("@P0 BRA 0x7f13817ad6f0");
+    spot->set_samples(341);
+    spot->set_share_pct(2.16);
+    ScriptJob(server, job);
+    Outcome o = RunKseek(absl::StrCat("profile ", run, " --scenario perf-bf16-d64-full-s512 --hotspots 5"));
+    CHECK(o.exit_code == 0);
+    CHECK(server.service().last_submitted().run().hotspots() == 5);
+    CHECK(absl::StrContains(o.out,
+                            "  L2 Hit Rate 88.10 %\n"
+                            "  stall reasons (15791 samples): wait 27.9%\n"
+                            "  hot spots (share of this kernel's stall samples):\n"
+                            "    2.2%  #2753 @P0 BRA 0x7f13817ad6f0\n"));
+    ScriptJob(server, job);
+    Outcome json = RunKseek(absl::StrCat("profile ", run, " --scenario perf-bf16-d64-full-s512 --hotspots 5 --json"));
+    CHECK(json.exit_code == 0);
+    CHECK(absl::StrContains(json.out, "\"sass_index\": 2753"));
+    CHECK(absl::StrContains(json.out, "\"total_samples\": \"15791\""));
+
+    Outcome too_many = RunKseek(absl::StrCat("profile ", run, " --scenario perf-bf16-d64-full-s512 --hotspots 51"));
+    CHECK(too_many.exit_code == 2);
+    CHECK(too_many.err == "kseek: --hotspots 51 is outside 0..50\n");
+  }
   SECTION("an ncu error with no kernel profiled is exit 4 with the error shown") {
     Job job = FinishedProfile();
     job.mutable_result()->mutable_profile()->clear_kernels();

@@ -113,6 +113,12 @@ TEST_CASE("a profile request becomes a PROFILE spec of one scenario id and no ba
   CHECK(spec->run().baseline().empty());
   CHECK(spec->run().max_seconds_per_scenario() == 0);
   CHECK_FALSE(spec->run().reuse_baseline());
+  CHECK(spec->run().hotspots() == 0);
+
+  request.hotspots = 50;
+  spec = MakeRunSpec(request);
+  REQUIRE(spec.ok());
+  CHECK(spec->run().hotspots() == 50);
 }
 
 TEST_CASE("a profile wants exactly one scenario id and no bench options, checked before the file") {
@@ -153,6 +159,22 @@ TEST_CASE("a profile wants exactly one scenario id and no bench options, checked
     request.max_seconds_per_scenario = 1;
     CHECK(message(request) == "a baseline and a time cap apply to bench only, not profile");
   }
+  SECTION("too many hot spots") {
+    request.hotspots = 51;
+    CHECK(message(request) == "--hotspots 51 is outside 0..50");
+  }
+  SECTION("negative hot spots") {
+    request.hotspots = -1;
+    CHECK(message(request) == "--hotspots -1 is outside 0..50");
+  }
+}
+
+TEST_CASE("hot spots are refused for verify and bench") {
+  RunRequest request = Bench("/nonexistent/k.cu");
+  request.hotspots = 5;
+  absl::StatusOr<kernelseek::v1::JobSpec> spec = MakeRunSpec(request);
+  CHECK(spec.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(spec.status().message() == "--hotspots applies to profile only, not bench");
 }
 
 TEST_CASE("a good run request for a missing file fails as the compile request does") {

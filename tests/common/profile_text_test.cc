@@ -128,5 +128,53 @@ TEST_CASE("bandwidth in byte/s is shown in GB/s; other units as ncu printed them
                   "Odd Rate not-a-number byte/s\n") != std::string::npos);
 }
 
+void AddReason(google::protobuf::RepeatedPtrField<kernelseek::v1::StallReasonShare>* reasons,
+               const std::string& name, int64_t samples, double share_pct) {
+  kernelseek::v1::StallReasonShare* r = reasons->Add();
+  r->set_reason(name);
+  r->set_samples(samples);
+  r->set_share_pct(share_pct);
+}
+
+TEST_CASE("hot spots follow their kernel's lines: reasons, then one line per instruction") {
+  ProfileResult profile = TwoKernels();
+  kernelseek::v1::KernelHotSpots* h = profile.mutable_kernels(0)->mutable_hot_spots();
+  h->set_kernel("void attention_fwd_kernel<(int)64>(float *)");
+  h->set_total_samples(15791);
+  AddReason(h->mutable_stall_reasons(), "wait", 4404, 27.89);
+  AddReason(h->mutable_stall_reasons(), "long_sb", 2841, 17.99);
+  kernelseek::v1::HotSpot* spot = h->add_hot_spots();
+  spot->set_sass_index(3333);
+  spot->set_instruction("@!P0 BRA 0x7f13817afc60");
+  spot->set_share_pct(3.0967);
+  AddReason(spot->mutable_reasons(), "long_sb", 469, 2.97);
+  AddReason(spot->mutable_reasons(), "dispatch", 11, 0.0697);
+  AddReason(spot->mutable_reasons(), "selected", 2, 0.0127);  // "0.0%" is left out
+  spot = h->add_hot_spots();
+  spot->set_sass_index(7);
+  spot->set_instruction(std::string(100, 'X'));
+  spot->set_share_pct(12.34);
+  std::string text = FormatProfileText(profile, ProfileTextOptions{.subject = "sm90.cu"});
+  CHECK_THAT(text, Catch::Contains("  L2 Hit Rate 88.10 %, Mem Pipes Busy 12\n"
+                                   "  stall reasons (15791 samples): wait 27.9%, long_sb 18.0%\n"
+                                   "  hot spots (share of this kernel's stall samples):\n"
+                                   "    3.1%  #3333 @!P0 BRA 0x7f13817afc60  (long_sb 3.0%, dispatch 0.1%)\n"
+                                   "   12.3%  #7 " + std::string(69, 'X') + "...\n"
+                                   "kernel lse_reduce "));
+}
+
+TEST_CASE("a kernel only the stall sampling saw gets its hot spots alone; no samples says so") {
+  ProfileResult profile;
+  profile.mutable_compile()->set_success(true);
+  profile.set_scenario("s");
+  KernelProfile* only = profile.add_kernels();
+  only->set_kernel("void k(float *)");
+  only->mutable_hot_spots()->set_total_samples(0);
+  CHECK(FormatProfileText(profile, ProfileTextOptions{.subject = "k.cu"}) ==
+        "profile of k.cu on s\n"
+        "kernel void k(float *) (warp stall sampling only):\n"
+        "  stall reasons: ncu took no warp stall samples\n");
+}
+
 }  // namespace
 }  // namespace kseek

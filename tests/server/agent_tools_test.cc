@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "tests/server/session_fakes.h"
 #include "tests/testing/temp_dir.h"
@@ -199,6 +200,17 @@ class ProfileJobRunner final : public JobRunner {
     m->set_name("L2 Hit Rate");
     m->set_unit("%");
     m->set_value("88.10");
+    if (spec.run().hotspots() > 0) {
+      kernelseek::v1::KernelHotSpots* h = k->mutable_hot_spots();
+      h->set_total_samples(15791);
+      kernelseek::v1::StallReasonShare* r = h->add_stall_reasons();
+      r->set_reason("wait");
+      r->set_share_pct(27.9);
+      kernelseek::v1::HotSpot* spot = h->add_hot_spots();
+      spot->set_sass_index(3333);
+      spot->set_instruction("@!P0 BRA 0x7f13817afc60");
+      spot->set_share_pct(3.1);
+    }
     return job;
   }
   std::vector<kernelseek::v1::JobSpec> specs;
@@ -216,6 +228,9 @@ TEST_CASE("profile submits a one-scenario profile job and shows the worker's num
   CHECK(runner.specs[0].kind() == kernelseek::v1::JOB_KIND_PROFILE);
   CHECK(runner.specs[0].run().scenarios() == "perf-bf16-d64-full-s512");
   CHECK(runner.specs[0].source() == kKernel);
+  CHECK(runner.specs[0].run().hotspots() == 10);  // the default when the model names none
+  CHECK_THAT(out.content, Catch::Contains("stall reasons (15791 samples): wait 27.9%") &&
+                              Catch::Contains("    3.1%  #3333 @!P0 BRA 0x7f13817afc60\n"));
   CHECK_THAT(out.content, Catch::Contains("perf-bf16-d64-full-s512") && Catch::Contains("Nsight Compute 2025.3.1") &&
                               Catch::Contains("845.3 us") && Catch::Contains("SM throughput 63.8%") &&
                               Catch::Contains("168 registers/thread") && Catch::Contains("L2 Hit Rate 88.10 %"));
@@ -227,6 +242,35 @@ TEST_CASE("profile submits a one-scenario profile job and shows the worker's num
   ToolOutcome missing = f.Run("profile", "{}");
   CHECK(missing.is_error);
   CHECK_THAT(missing.content, Catch::Contains("scenario"));
+}
+
+TEST_CASE("profile passes the model's hotspots on, clamped to 0..50", "[tools]") {
+  ProfileJobRunner runner(/*worker_has_ncu=*/true);
+  Fixture f(&runner);
+  for (const auto& [arg, expected] : std::vector<std::pair<std::string, int>>{
+           {"3", 3}, {"0", 0}, {"500", 50}, {"-4", 0}, {"7.0", 7}, {"null", 10}}) {
+    INFO(arg);
+    ToolOutcome out = f.Run("profile", absl::StrCat(R"({"scenario":"perf-bf16-d64-full-s512","hotspots":)", arg, "}"));
+    REQUIRE_FALSE(out.is_error);
+    REQUIRE_FALSE(runner.specs.empty());
+    CHECK(runner.specs.back().run().hotspots() == expected);
+    CHECK((out.content.find("hot spots") != std::string::npos) == (expected > 0));
+    ProblemCatalog problems = *ProblemCatalog::Load(KSEEK_SCENARIOS_DIR);
+    kernelseek::v1::JobSpec submitted = runner.specs.back();
+    CHECK(ValidateJobSpec(&submitted, problems).ok());
+  }
+  const size_t submitted = runner.specs.size();
+  ToolOutcome bad = f.Run("profile", R"({"scenario":"perf-bf16-d64-full-s512","hotspots":"ten"})");
+  CHECK(bad.is_error);
+  CHECK_THAT(bad.content, Catch::Contains("hotspots must be an integer"));
+  CHECK(runner.specs.size() == submitted);
+
+  nlohmann::json schema;
+  for (const llm::ToolDefinition& d : AgentTools::Definitions()) {
+    if (d.name == "profile") schema = nlohmann::json::parse(d.parameters_schema);
+  }
+  CHECK(schema["properties"]["hotspots"]["type"] == "integer");
+  CHECK(schema["required"] == nlohmann::json::array({"scenario"}));
 }
 
 TEST_CASE("profile without a worker that has ncu says so and the session goes on", "[tools]") {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
 #include "common/clock.h"
 #include "tests/testing/temp_dir.h"
 
@@ -267,6 +268,34 @@ TEST_CASE("verify and bench jobs with unknown problems, scenarios or baselines a
   REQUIRE(r3.status().code() == absl::StatusCode::kInvalidArgument);
   REQUIRE_THAT(std::string(r3.status().message()), Catch::Contains("tensorrt"));
   REQUIRE(f.queue.ListJobs(10)->empty());
+}
+
+TEST_CASE("hotspots are for profile jobs only, at most 50") {
+  Fixture f;
+  for (int n : {-1, 51, 1000}) {
+    JobSpec spec = RunSpec(kernelseek::v1::JOB_KIND_PROFILE, "perf-bf16-d64-full-s512");
+    spec.mutable_run()->set_hotspots(n);
+    auto r = f.queue.Submit("ana", spec);
+    INFO(n);
+    CHECK(r.status().code() == absl::StatusCode::kInvalidArgument);
+    CHECK_THAT(std::string(r.status().message()),
+               Catch::Contains(absl::StrCat("hotspots ", n, " is outside [0, 50]")));
+  }
+  for (auto kind : {kernelseek::v1::JOB_KIND_VERIFY, kernelseek::v1::JOB_KIND_BENCH}) {
+    JobSpec spec = RunSpec(kind, "");
+    spec.mutable_run()->set_hotspots(5);
+    auto r = f.queue.Submit("ana", spec);
+    CHECK(r.status().code() == absl::StatusCode::kInvalidArgument);
+    CHECK_THAT(std::string(r.status().message()), Catch::Contains("hotspots (5) is for profile jobs only"));
+  }
+  REQUIRE(f.queue.ListJobs(10)->empty());
+
+  for (int n : {1, 50}) {
+    JobSpec spec = RunSpec(kernelseek::v1::JOB_KIND_PROFILE, "perf-bf16-d64-full-s512");
+    spec.mutable_run()->set_hotspots(n);
+    std::string id = f.queue.Submit("ana", spec).value();
+    CHECK(f.queue.GetJob(id).value().spec().run().hotspots() == n);
+  }
 }
 
 TEST_CASE("a profile job names exactly one scenario id and needs a worker with ncu") {

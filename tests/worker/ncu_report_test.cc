@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include "common/profile_text.h"
 
 namespace kseek {
 namespace {
@@ -207,6 +211,244 @@ TEST_CASE("NcuKernelFilter escapes regex characters and caps the launch count") 
   auto it = std::find(argv.begin(), argv.end(), "--launch-count");
   REQUIRE(it + 1 < argv.end());
   CHECK(*(it + 1) == std::to_string(kNcuMaxLaunches));
+}
+
+// Captured from Nsight Compute 2025.3.1 on an H200 on 2026-11-30 by
+// `ncu --section SourceCounters --section WarpStateStats --page source
+// --print-source sass --csv --launch-count 1 --clock-control none
+// --kernel-name-base mangled -k regex:...` (the flags NcuSourceArgv uses, with
+// stdout instead of --log-file), profiling the v9 attention kernel at d=128,
+// s=512 (docs/gpu_runs/2026-11-30/lab/s2-run08-ncu-source-v9s.csv.gz). Trimmed
+// to 24 of the kernel's 3464 SASS rows (the first eight, the twelve with the
+// most samples, a few neighbours, one with a quoted comma in "Address Space"),
+// every kept line verbatim. The expected numbers below are of these rows, and
+// were computed independently with Python's csv module.
+constexpr char kNcuSourceCsvH200[] = R"csv(==WARNING== Note: Running with unmodified GPU clocks. If not controlled otherwise, profiling results may be inconsistent.
+==PROF== Connected to process 463 (/usr/bin/python3.12)
+==PROF== Disconnected from process 463
+"Kernel Name","void <unnamed>::AttentionFwdKernel<(int)128, (int)128, (bool)1>(CUtensorMap_st, CUtensorMap_st, CUtensorMap_st, <unnamed>::FwdParams)",
+"Address","Source","Warp Stall Sampling (All Samples)","Warp Stall Sampling (Not-issued Samples)","# Samples","Instructions Executed","Thread Instructions Executed","Predicated-On Thread Instructions Executed","Avg. Threads Executed","Avg. Predicated-On Threads Executed","Derivative Avg. Predicated-On Threads Executed","Avg. Predicated-On Threads Unexecuted","Divergent Branches","Address Space","Access Operation","Access Size","L1 Tag Requests Global","L1 Conflicts Shared N-Way","L1 Wavefronts Shared Excessive","L1 Wavefronts Shared","L1 Wavefronts Shared Ideal","L2 Theoretical Sectors Global Excessive","L2 Theoretical Sectors Global","L2 Theoretical Sectors Global Ideal","L2 Explicit Evict Policies","L2 Explicit Hit Policy Evict First","L2 Explicit Hit Policy Evict Last","L2 Explicit Hit Policy Evict Normal","L2 Explicit Hit Policy Evict Normal Demote","L2 Explicit Miss Policy Evict First","L2 Explicit Miss Policy Evict Normal","stall_barrier","stall_branch_resolving","stall_dispatch","stall_drain","stall_imc","stall_lg","stall_long_sb","stall_math","stall_membar","stall_mio","stall_misc","stall_no_inst","stall_not_selected","stall_selected","stall_short_sb","stall_sleep","stall_tex","stall_wait","stall_barrier (Not Issued)","stall_branch_resolving (Not Issued)","stall_dispatch (Not Issued)","stall_drain (Not Issued)","stall_imc (Not Issued)","stall_lg (Not Issued)","stall_long_sb (Not Issued)","stall_math (Not Issued)","stall_membar (Not Issued)","stall_mio (Not Issued)","stall_misc (Not Issued)","stall_no_inst (Not Issued)","stall_not_selected (Not Issued)","stall_selected (Not Issued)","stall_short_sb (Not Issued)","stall_sleeping (Not Issued)","stall_tex (Not Issued)","stall_wait (Not Issued)"
+"0x7f13817a2800","      LDC R1, c[0x0][0x28]","24","22","24","1584","50688","50688","32","32","0","0","0","-","-","-","0","0","0","0","0","0","0","0","-","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","24","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","22","0","0","0","0","0","0"
+"0x7f13817a2810","      S2R R3, SR_TID.X","0","0","0","1584","50688","50688","32","32","0","0","0","-","-","-","0","0","0","0","0","0","0","0","-","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0"
+"0x7f13817a2820","      ULDC.64 UR4, c[0x0][0x458]","9","8","9","1584","50688","50688","32","32","0","0","0","-","-","-","0","0","0","0","0","0","0","0","-","0","0","0","0","0","0","0","0","0","0","8","0","0","0","0","0","0","0","1","0","0","0","0","0","0","0","0","0","8","0","0","0","0","0","0","0","0","0","0","0","0","0"
+"0x7f13817a2830","      ULDC.64 UR8, c[0x0][0x440]","0","0","0","1584","50688","50688","32","32","0","0","0","-","-","-","0","0","0","0","0","0","0","0","-","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0"
+"0x7f13817a2840","      UISETP.NE.AND UP0, UPT, UR4, URZ, UPT","1","0","1","1584","50688","50688","32","32","0","0","0","-","-","-","0","0","0","0","0","0","0","0","-","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","1","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0"
+"0x7f13817a2850","      BSSY B0, 0x7f13817a2aa0","0","0","0","1584","50688","50688","32","32","0","0","0","-","-","-","0","0","0","0","0","0","0","0","-","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0"
+"0x7f13817a2860","      UIADD3 UR6, UR5, 0x1, URZ","1","0","1","1584","50688","50688","32","32","0","0","0","-","-","-","0","0","0","0","0","0","0","0","-","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","1","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0"
+"0x7f13817a2870","      ULDC UR7, c[0x0][0x45c]","0","0","0","1584","50688","50688","32","32","0","0","0","-","-","-","0","0","0","0","0","0","0","0","-","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0"
+"0x7f13817a3770","@!P0  BRA 0x7f13817afab0","228","222","228","16384","524288","33792","32","2","30","30","0","-","-","-","0","0","0","0","0","0","0","0","-","0","0","0","0","0","0","0","0","0","0","0","0","223","0","0","0","0","0","1","3","0","0","0","1","0","0","0","0","0","0","221","0","0","0","0","0","0","0","0","0","0","1"
+"0x7f13817a4070","      WARPGROUP.DEPBAR.LE gsb0, 0x0","254","176","254","16384","524288","524288","32","32","0","0","0","-","-","-","0","0","0","0","0","0","0","0","-","0","0","0","0","0","0","254","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","176","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0"
+"0x7f13817aa260","@!P0  WARPSYNC.ALL","335","178","335","49152","1572864","786432","32","16","0","16","0","-","-","-","0","0","0","0","0","0","0","0","-","0","0","0","0","0","0","223","0","57","0","0","0","0","0","0","0","0","0","41","0","0","0","0","14","165","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","13"
+"0x7f13817aa280","      WARPSYNC.ALL","89","49","89","49152","1572864","1572864","32","32","16","0","0","-","-","-","0","0","0","0","0","0","0","0","-","0","0","0","0","0","0","58","0","6","0","0","0","0","0","0","0","0","0","6","1","0","0","0","18","40","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","9"
+"0x7f13817aa720","      HGMMA.64x128x16.F32.BF16 R88, R152, gdesc[UR16].tnspB, R88","192","76","192","49152","1572864","1572864","32","32","0","0","0","Shared","Load","-","0","8","0","393216","393216","0","0","0","-","0","0","0","0","0","0","0","0","53","0","0","0","0","0","0","1","0","0","19","4","0","0","0","21","0","0","1","0","0","0","0","0","0","1","0","0","0","0","0","0","0","16"
+"0x7f13817aa9f0","      WARPGROUP.DEPBAR.LE gsb0, 0x1","270","208","270","49152","1572864","1572864","32","32","16","0","0","-","-","-","0","0","0","0","0","0","0","0","-","0","0","0","0","0","0","256","0","7","0","0","0","0","0","0","0","0","0","3","1","0","0","0","3","204","0","2","0","0","0","0","0","0","0","0","0","0","0","0","0","0","2"
+"0x7f13817ac6b0","      WARPGROUP.DEPBAR.LE gsb0, 0x0","253","133","253","16384","524288","524288","32","32","16","0","0","-","-","-","0","0","0","0","0","0","0","0","-","0","0","0","0","0","0","249","0","0","0","0","0","0","0","0","0","0","0","1","3","0","0","0","0","133","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0"
+"0x7f13817ac8f0","      FADD R17, R9, R0","195","188","195","16384","524288","524288","32","32","0","0","0","-","-","-","0","0","0","0","0","0","0","0","-","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","195","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","188","0","0","0"
+"0x7f13817ad400","      LOP3.LUT P0, RZ, R3, 0x3, RZ, 0xc0, !PT","1","0","1","16384","524288","524288","32","32","0","0","0","-","-","-","0","0","0","0","0","0","0","0","-","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","1","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0"
+"0x7f13817ad410","@P0   BRA 0x7f13817ad6f0","341","324","341","16384","524288","393216","32","24","8","8","16384","-","-","-","0","0","0","0","0","0","0","0","-","0","0","0","0","0","0","0","0","0","0","0","0","330","0","0","0","0","0","1","2","0","0","0","8","0","0","0","0","0","0","317","0","0","0","0","0","0","0","0","0","0","7"
+"0x7f13817ad750","      FADD R13, R13, R184","210","194","210","16384","524288","524288","32","32","0","0","0","-","-","-","0","0","0","0","0","0","0","0","-","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","210","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","194","0","0","0"
+"0x7f13817adf90","@P0   BRA 0x7f13817ae270","232","206","232","16384","524288","393216","32","24","8","8","16384","-","-","-","0","0","0","0","0","0","0","0","-","0","0","0","0","0","0","0","0","0","0","0","0","218","0","0","0","0","0","0","1","0","0","0","13","0","0","0","0","0","0","194","0","0","0","0","0","0","0","0","0","0","12"
+"0x7f13817af410","      UTMALDG.4D [UR8], [UR20]","0","0","0","2048","2048","2048","1","1","0","31","0","Global,Shared","-","-","0","0","0","0","0","0","0","0","-","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0"
+"0x7f13817af610","@!P0  BRA 0x7f13817afc30","435","305","435","7928","7928","2048","1","0","1","32","0","-","-","-","0","0","0","0","0","0","0","0","-","0","0","0","0","0","0","0","0","1","0","0","0","428","0","0","0","0","0","4","0","0","0","0","2","0","0","1","0","0","0","302","0","0","0","0","0","0","0","0","0","0","2"
+"0x7f13817af850","@!P0  BRA 0x7f13817afc60","489","210","489","7928","7928","7928","1","1","0","31","0","-","-","-","0","0","0","0","0","0","0","0","-","0","0","0","0","0","0","0","0","11","0","0","0","469","0","0","0","0","0","9","0","0","0","0","0","0","0","0","0","0","0","210","0","0","0","0","0","0","0","0","0","0","0"
+"0x7f13817af860","      SYNCS.ARRIVE.TRANS64 RZ, [UR33+0x30030], R3","5","0","5","8192","8192","8192","1","1","0","31","0","-","-","-","0","0","0","0","0","0","0","0","-","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","5","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0","0"
+)csv";
+
+// A second kernel's block as ncu would print it, made by hand: its numbers
+// have thousands separators, its header another column order, and it
+// ends with a row cut short.
+constexpr char kSecondKernelBlock[] = R"csv("Kernel Name","void Reduce<(int)4>(float *)",
+"Address","Source","stall_wait","Warp Stall Sampling (All Samples)","stall_long_sb","stall_long_sb (Not Issued)","stall_math"
+"0x10","  LDG.E R2, [R4.64]","1,000","3,000","2,000","9,999","0"
+"0x20","  FADD R2, R2, R3","0","0","0","0","0"
+"0x30","  FMUL R2, R2, R3","200","1,200","0","0","1,000"
+"0x40","  EXIT"
+)csv";
+
+TEST_CASE("ParseNcuSourceCsv reads Nsight Compute 2025.3.1's source page from an H200") {
+  absl::StatusOr<NcuSourceReport> report = ParseNcuSourceCsv(kNcuSourceCsvH200, 5);
+  REQUIRE(report.ok());
+  CHECK(report->errors.empty());
+  REQUIRE(report->kernels.size() == 1);
+  const kernelseek::v1::KernelHotSpots& k = report->kernels[0];
+  CHECK(k.kernel() ==
+        "void <unnamed>::AttentionFwdKernel<(int)128, (int)128, (bool)1>(CUtensorMap_st, CUtensorMap_st, "
+        "CUtensorMap_st, <unnamed>::FwdParams)");
+  CHECK(k.total_samples() == 3564);
+  // Top six reasons over the excerpt's rows; "(Not Issued)" columns ignored.
+  REQUIRE(k.stall_reasons_size() == 6);
+  std::vector<std::pair<std::string, int64_t>> reasons;
+  for (const auto& r : k.stall_reasons()) reasons.emplace_back(r.reason(), r.samples());
+  CHECK(reasons == std::vector<std::pair<std::string, int64_t>>{{"long_sb", 1668}, {"barrier", 1040},
+                                                               {"short_sb", 405},  {"dispatch", 135},
+                                                               {"not_selected", 86}, {"wait", 85}});
+  CHECK(k.stall_reasons(0).share_pct() == Approx(100.0 * 1668 / 3564));
+
+  REQUIRE(k.hot_spots_size() == 5);
+  const kernelseek::v1::HotSpot& top = k.hot_spots(0);
+  CHECK(top.sass_index() == 22);
+  CHECK(top.address() == "0x7f13817af850");
+  CHECK(top.instruction() == "@!P0 BRA 0x7f13817afc60");
+  CHECK(top.samples() == 489);
+  CHECK(top.share_pct() == Approx(100.0 * 489 / 3564));
+  REQUIRE(top.reasons_size() == 3);
+  CHECK(top.reasons(0).reason() == "long_sb");
+  CHECK(top.reasons(0).samples() == 469);
+  CHECK(top.reasons(0).share_pct() == Approx(100.0 * 469 / 3564));
+  CHECK(top.reasons(1).reason() == "dispatch");
+  CHECK(top.reasons(1).samples() == 11);
+  CHECK(top.reasons(2).reason() == "not_selected");
+  CHECK(top.reasons(2).samples() == 9);
+  std::vector<std::pair<int, int64_t>> order;
+  for (const auto& h : k.hot_spots()) order.emplace_back(h.sass_index(), h.samples());
+  CHECK(order == std::vector<std::pair<int, int64_t>>{{22, 489}, {21, 435}, {17, 341}, {10, 335}, {13, 270}});
+  CHECK(k.hot_spots(4).instruction() == "WARPGROUP.DEPBAR.LE gsb0, 0x1");
+  // A line with a single reason lists only that one.
+  absl::StatusOr<NcuSourceReport> all = ParseNcuSourceCsv(kNcuSourceCsvH200, 50);
+  REQUIRE(all.ok());
+  // 19 of the 24 rows have samples; rows without any are never hot spots.
+  CHECK(all->kernels[0].hot_spots_size() == 19);
+  CHECK(all->kernels[0].hot_spots(5).instruction() == "WARPGROUP.DEPBAR.LE gsb0, 0x0");
+  CHECK(all->kernels[0].hot_spots(5).reasons_size() == 1);
+}
+
+TEST_CASE("ParseNcuSourceCsv matches an independent count over a whole kernel") {
+  // The same capture with all 3464 rows, cut to the columns the parser reads
+  // (plus one "(Not Issued)" column it must ignore).
+  std::ifstream in(KSEEK_SOURCE_DIR "/tests/worker/testdata/ncu_source_v9s_columns.csv");
+  REQUIRE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  absl::StatusOr<NcuSourceReport> report = ParseNcuSourceCsv(text.str(), 3);
+  REQUIRE(report.ok());
+  REQUIRE(report->kernels.size() == 1);
+  const kernelseek::v1::KernelHotSpots& k = report->kernels[0];
+  CHECK(k.total_samples() == 15791);
+  std::vector<std::pair<std::string, int64_t>> reasons;
+  for (const auto& r : k.stall_reasons()) reasons.emplace_back(r.reason(), r.samples());
+  CHECK(reasons == std::vector<std::pair<std::string, int64_t>>{{"wait", 4404}, {"long_sb", 2841},
+                                                               {"selected", 2576}, {"dispatch", 1499},
+                                                               {"barrier", 1385}, {"short_sb", 1096}});
+  REQUIRE(k.hot_spots_size() == 3);
+  CHECK(k.hot_spots(0).sass_index() == 3333);
+  CHECK(k.hot_spots(0).samples() == 489);
+  CHECK(k.hot_spots(0).share_pct() == Approx(3.097).margin(0.001));
+  CHECK(k.hot_spots(1).sass_index() == 3297);
+  CHECK(k.hot_spots(1).samples() == 435);
+  CHECK(k.hot_spots(2).sass_index() == 2753);
+  CHECK(k.hot_spots(2).address() == "0x7f13817ad410");
+  CHECK(k.hot_spots(2).instruction() == "@P0 BRA 0x7f13817ad6f0");
+  CHECK(k.hot_spots(2).samples() == 341);
+  REQUIRE(k.hot_spots(2).reasons_size() == 3);
+  CHECK(k.hot_spots(2).reasons(0).reason() == "long_sb");
+  CHECK(k.hot_spots(2).reasons(0).samples() == 330);
+  CHECK(k.hot_spots(2).reasons(1).reason() == "wait");
+  CHECK(k.hot_spots(2).reasons(1).samples() == 8);
+  CHECK(k.hot_spots(2).reasons(2).reason() == "selected");
+  CHECK(k.hot_spots(2).reasons(2).samples() == 2);
+}
+
+TEST_CASE("ParseNcuSourceCsv reads each kernel's block with its own header") {
+  std::string text = std::string(kNcuSourceCsvH200) + kSecondKernelBlock;
+  absl::StatusOr<NcuSourceReport> report = ParseNcuSourceCsv(text, 2);
+  REQUIRE(report.ok());
+  REQUIRE(report->kernels.size() == 2);
+  CHECK(report->kernels[0].total_samples() == 3564);
+  CHECK(report->kernels[0].hot_spots(0).samples() == 489);
+  const kernelseek::v1::KernelHotSpots& k = report->kernels[1];
+  CHECK(k.kernel() == "void Reduce<(int)4>(float *)");
+  CHECK(k.total_samples() == 4200);
+  REQUIRE(k.stall_reasons_size() == 3);
+  CHECK(k.stall_reasons(0).reason() == "long_sb");
+  CHECK(k.stall_reasons(0).samples() == 2000);
+  CHECK(k.stall_reasons(1).reason() == "wait");
+  CHECK(k.stall_reasons(1).samples() == 1200);
+  CHECK(k.stall_reasons(2).reason() == "math");
+  CHECK(k.stall_reasons(2).share_pct() == Approx(100.0 * 1000 / 4200));
+  REQUIRE(k.hot_spots_size() == 2);
+  CHECK(k.hot_spots(0).sass_index() == 0);
+  CHECK(k.hot_spots(0).instruction() == "LDG.E R2, [R4.64]");
+  CHECK(k.hot_spots(0).samples() == 3000);
+  REQUIRE(k.hot_spots(0).reasons_size() == 2);
+  CHECK(k.hot_spots(0).reasons(0).reason() == "long_sb");
+  CHECK(k.hot_spots(0).reasons(1).reason() == "wait");
+  CHECK(k.hot_spots(1).sass_index() == 2);
+  CHECK(k.hot_spots(1).share_pct() == Approx(100.0 * 1200 / 4200));
+}
+
+TEST_CASE("ParseNcuSourceCsv collects ncu's errors and refuses what is not a source page") {
+  absl::StatusOr<NcuSourceReport> denied = ParseNcuSourceCsv(
+      "==PROF== Connected to process 1\n==ERROR== ERR_NVGPUCTRPERM - The user does not have permission\n", 10);
+  REQUIRE(denied.ok());
+  CHECK(denied->kernels.empty());
+  REQUIRE(denied->errors.size() == 1);
+  CHECK(denied->errors[0] == "ERR_NVGPUCTRPERM - The user does not have permission");
+
+  CHECK(ParseNcuSourceCsv("\"ID\",\"Kernel Name\"\n\"0\",\"k\"\n", 10).status().code() ==
+        absl::StatusCode::kInvalidArgument);
+  absl::StatusOr<NcuSourceReport> no_samples =
+      ParseNcuSourceCsv("\"Kernel Name\",\"k\",\n\"Address\",\"Source\",\"stall_wait\"\n", 10);
+  REQUIRE_FALSE(no_samples.ok());
+  CHECK_THAT(std::string(no_samples.status().message()), Catch::Contains("Warp Stall Sampling (All Samples)"));
+}
+
+TEST_CASE("ParseNcuSourceCsv with no hot spots asked still totals the kernel's stalls") {
+  absl::StatusOr<NcuSourceReport> report = ParseNcuSourceCsv(kSecondKernelBlock, 0);
+  REQUIRE(report.ok());
+  REQUIRE(report->kernels.size() == 1);
+  CHECK(report->kernels[0].total_samples() == 4200);
+  CHECK(report->kernels[0].hot_spots().empty());
+}
+
+TEST_CASE("the H200 excerpt's hot spots as the profile text shows them") {
+  absl::StatusOr<NcuSourceReport> report = ParseNcuSourceCsv(kNcuSourceCsvH200, 5);
+  REQUIRE(report.ok());
+  kernelseek::v1::ProfileResult profile;
+  profile.mutable_compile()->set_success(true);
+  profile.set_scenario("perf-bf16-d128-full-s512");
+  kernelseek::v1::KernelProfile* k = profile.add_kernels();
+  k->set_kernel(FunctionBaseName(report->kernels[0].kernel()));
+  k->set_launches(1);
+  *k->mutable_hot_spots() = report->kernels[0];
+  std::string text = FormatProfileText(profile, ProfileTextOptions{.subject = "v9.cu"});
+  // Shares of the excerpt's 3564 samples, formatted by Python from the CSV.
+  CHECK_THAT(text, Catch::EndsWith(
+      "  stall reasons (3564 samples): long_sb 46.8%, barrier 29.2%, short_sb 11.4%, dispatch 3.8%, "
+      "not_selected 2.4%, wait 2.4%\n"
+      "  hot spots (share of this kernel's stall samples):\n"
+      "   13.7%  #22 @!P0 BRA 0x7f13817afc60  (long_sb 13.2%, dispatch 0.3%, not_selected 0.3%)\n"
+      "   12.2%  #21 @!P0 BRA 0x7f13817afc30  (long_sb 12.0%, not_selected 0.1%, wait 0.1%)\n"
+      "    9.6%  #17 @P0 BRA 0x7f13817ad6f0  (long_sb 9.3%, wait 0.2%, selected 0.1%)\n"
+      "    9.4%  #10 @!P0 WARPSYNC.ALL  (barrier 6.3%, dispatch 1.6%, not_selected 1.2%)\n"
+      "    7.6%  #13 WARPGROUP.DEPBAR.LE gsb0, 0x1  (barrier 7.2%, dispatch 0.2%, not_selected 0.1%)\n"));
+  CHECK_THAT(text, Catch::StartsWith("profile of v9.cu on perf-bf16-d128-full-s512\nkernel AttentionFwdKernel block"));
+}
+
+TEST_CASE("NcuSourceArgv asks for the SASS source page with stall sampling of one launch") {
+  std::vector<std::string> runner = {"/bin/kseek-runner", "--mode", "verify", "--scenarios", "s1"};
+  std::vector<std::string> argv =
+      NcuSourceArgv("/usr/local/cuda/bin/ncu", {"attn_fwd"}, "/tmp/w/ncu_source.csv", runner);
+  std::vector<std::string> expected = {"/usr/local/cuda/bin/ncu",
+                                       "--clock-control", "none",
+                                       "--section", "SourceCounters",
+                                       "--section", "WarpStateStats",
+                                       "--page", "source",
+                                       "--print-source", "sass",
+                                       "--csv",
+                                       "--kernel-name-base", "mangled",
+                                       "--kernel-name", "regex:^(attn_fwd)$",
+                                       "--launch-count", "1",
+                                       "--log-file", "/tmp/w/ncu_source.csv"};
+  expected.insert(expected.end(), runner.begin(), runner.end());
+  CHECK(argv == expected);
+}
+
+TEST_CASE("FunctionBaseName gives the name ncu prints with --print-kernel-base function") {
+  CHECK(FunctionBaseName("void <unnamed>::AttentionFwdKernel<(int)128, (int)128, (bool)1>(CUtensorMap_st, "
+                         "CUtensorMap_st, CUtensorMap_st, <unnamed>::FwdParams)") == "AttentionFwdKernel");
+  CHECK(FunctionBaseName("attn_fwd(const float *, float *, int)") == "attn_fwd");
+  CHECK(FunctionBaseName("void ns::inner::Tile<(int)64, Foo<(int)2>>(float *)") == "Tile");
+  CHECK(FunctionBaseName("attn_fwd") == "attn_fwd");
 }
 
 }  // namespace
