@@ -1,0 +1,176 @@
+#include "worker/run_executor.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tests/testing/temp_dir.h"
+#include "tests/worker/ncu_samples.h"
+
+namespace kseek {
+namespace {
+
+constexpr char kNvccPath[] = "/usr/local/cuda/bin/nvcc";
+constexpr char kScenario[] = "perf-bf16-d128-full-s512";
+
+constexpr char kKernel[] = R"(
+__global__ void AttentionFwdKernel(float* o) { o[threadIdx.x] = 1.f; }
+extern "C" int attention_fwd(const void*, void*) { return 0; }
+)";
+
+// A stand-in for ncu that replays the H200 captures: the details CSV for the
+// first run, the source page for a run with `--page source` (or fails that
+// one with `source_exit`), each into the --log-file it was given. Every
+// command line goes to argv.log, one per line.
+std::string WriteFakeNcu(const testing::TempDir& dir, int source_exit) {
+  std::ofstream(dir.File("details.csv")) << kNcuCsvH200;
+  std::ofstream(dir.File("source.csv")) << kNcuSourceCsvH200;
+  const std::string path = dir.File("ncu");
+  std::ofstream script(path);
+  script << "#!/bin/sh\n"
+         << "echo \"$*\" >> " << dir.File("argv.log") << "\n"
+         << "log=; page=; prev=\n"
+         << "for a in \"$@\"; do\n"
+         << "  [ \"$prev\" = --log-file ] && log=$a\n"
+         << "  [ \"$prev\" = --page ] && page=$a\n"
+         << "  prev=$a\n"
+         << "done\n"
+         << "if [ \"$page\" = source ]; then\n";
+  if (source_exit == 0) {
+    script << "  cat " << dir.File("source.csv") << " > \"$log\"\n";
+  } else {
+    script << "  echo '==ERROR== Failed to profile the source page' >&2\n"
+           << "  exit " << source_exit << "\n";
+  }
+  script << "else\n"
+         << "  cat " << dir.File("details.csv") << " > \"$log\"\n"
+         << "fi\n";
+  script.close();
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  return path;
+}
+
+std::vector<std::string> Lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+struct ProfileFixture {
+  explicit ProfileFixture(int source_exit) {
+    CompilerConfig compiler_config;
+    compiler_config.nvcc_path = kNvccPath;
+    compiler_config.supported_archs = {"sm_90a"};
+    compiler_config.temp_dir = dir.path();
+    compiler_config.time_limit = absl::Seconds(120);
+    compiler = std::make_unique<Compiler>(compiler_config);
+
+    RunExecutorConfig config;
+    config.runner_path = "/bin/true";  // never started: the fake ncu does not run it
+    config.scenarios_dir = std::string(KSEEK_SOURCE_DIR) + "/scenarios";
+    config.temp_dir = dir.path();
+    config.ncu_path = WriteFakeNcu(dir, source_exit);
+    config.ncu_version = "2025.3.1";
+    executor = std::make_unique<RunExecutor>(compiler.get(), config);
+  }
+
+  absl::StatusOr<kernelseek::v1::ProfileResult> Profile(int hotspots) {
+    kernelseek::v1::JobSpec spec;
+    spec.set_kind(kernelseek::v1::JOB_KIND_PROFILE);
+    spec.set_source_name("sm90.cu");
+    spec.set_source(kKernel);
+    spec.mutable_compile()->set_arch("sm_90a");
+    spec.mutable_run()->set_problem("attention_fwd");
+    spec.mutable_run()->set_scenarios(kScenario);
+    spec.mutable_run()->set_hotspots(hotspots);
+    return executor->Profile(spec, [&](const std::string& stage, const kernelseek::v1::Progress&) {
+      stages.push_back(stage);
+    });
+  }
+
+  std::vector<std::string> NcuCommands() const { return Lines(dir.File("argv.log")); }
+
+  testing::TempDir dir;
+  std::unique_ptr<Compiler> compiler;
+  std::unique_ptr<RunExecutor> executor;
+  std::vector<std::string> stages;
+};
+
+bool HaveNvcc() { return access(kNvccPath, X_OK) == 0; }
+
+TEST_CASE("a profile job with hot spots runs ncu twice and joins the source page to the kernel") {
+  if (!HaveNvcc()) {
+    WARN("skipped: no nvcc at " << kNvccPath);
+    return;
+  }
+  ProfileFixture f(/*source_exit=*/0);
+  absl::StatusOr<kernelseek::v1::ProfileResult> result = f.Profile(5);
+  REQUIRE(result.ok());
+  INFO(result->error());
+  CHECK(result->compile().success());
+  CHECK(result->scenario() == kScenario);
+  CHECK(result->error().empty());
+
+  std::vector<std::string> commands = f.NcuCommands();
+  REQUIRE(commands.size() == 2);
+  CHECK(commands[0].find("--page details") != std::string::npos);
+  CHECK(commands[1].find("--page source --print-source sass") != std::string::npos);
+  CHECK(commands[1].find("--launch-count 1") != std::string::npos);
+  for (const std::string& c : commands) {
+    // Both runs profile only the candidate's kernels, on the job's one scenario.
+    CHECK(c.find("AttentionFwdKernel") != std::string::npos);
+    CHECK(c.find(std::string("--scenarios ") + kScenario) != std::string::npos);
+  }
+
+  // One kernel: the first run's numbers, and the second run's hot spots
+  // joined to it by name (plain there, demangled in the source page).
+  REQUIRE(result->kernels_size() == 1);
+  const kernelseek::v1::KernelProfile& k = result->kernels(0);
+  CHECK(k.kernel() == "AttentionFwdKernel");
+  CHECK(k.duration_us() == Approx(160.96));
+  REQUIRE(k.has_hot_spots());
+  CHECK(k.hot_spots().hot_spots_size() == 5);
+  CHECK(k.hot_spots().total_samples() > 0);
+  CHECK(std::find(f.stages.begin(), f.stages.end(), "sampling warp stalls of " + std::string(kScenario) +
+                                                         " under ncu") != f.stages.end());
+}
+
+TEST_CASE("a profile job without hot spots runs ncu once") {
+  if (!HaveNvcc()) {
+    WARN("skipped: no nvcc at " << kNvccPath);
+    return;
+  }
+  ProfileFixture f(/*source_exit=*/0);
+  absl::StatusOr<kernelseek::v1::ProfileResult> result = f.Profile(0);
+  REQUIRE(result.ok());
+  CHECK(f.NcuCommands().size() == 1);
+  REQUIRE(result->kernels_size() == 1);
+  CHECK_FALSE(result->kernels(0).has_hot_spots());
+  CHECK(result->error().empty());
+}
+
+TEST_CASE("a failed source-page run keeps the first run's profile and says why") {
+  if (!HaveNvcc()) {
+    WARN("skipped: no nvcc at " << kNvccPath);
+    return;
+  }
+  ProfileFixture f(/*source_exit=*/2);
+  absl::StatusOr<kernelseek::v1::ProfileResult> result = f.Profile(5);
+  REQUIRE(result.ok());
+  CHECK(f.NcuCommands().size() == 2);
+  REQUIRE(result->kernels_size() == 1);
+  CHECK(result->kernels(0).duration_us() == Approx(160.96));
+  CHECK_FALSE(result->kernels(0).has_hot_spots());
+  CHECK(result->error().find("hot spots: ncu") != std::string::npos);
+  CHECK(result->error().find("Failed to profile the source page") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace kseek
