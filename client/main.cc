@@ -119,8 +119,13 @@ int PrintJson(const google::protobuf::Message& message) {
   return kExitOk;
 }
 
-// Prints a finished job as `kseek compile` does and returns its exit code.
-int ReportFinishedCompile(const Job& job, bool json) {
+// Prints a finished job and returns its exit code: the JSON when asked for;
+// one line on stderr for a job that failed, or finished without a result of
+// the kind it was (`expected`, called `what`); else `format`'s text and
+// `exit_code`'s verdict on it.
+int ReportFinished(const Job& job, bool json, kernelseek::v1::JobResult::ResultCase expected,
+                   const char* what, std::string (*format)(const Job&),
+                   ExitCode (*exit_code)(const Job&)) {
   if (json) {
     if (int code = PrintJson(job); code != kExitOk) return code;
   }
@@ -129,11 +134,19 @@ int ReportFinishedCompile(const Job& job, bool json) {
                 absl::StrCat("job ", job.id(), " failed after ", job.attempts(), " attempt(s): ",
                              job.failure().empty() ? "no reason given" : job.failure()));
   }
-  if (!job.result().has_compile()) {
-    return Fail(kExitServer, absl::StrCat("job ", job.id(), " finished without a compile result"));
+  if (job.result().result_case() != expected) {
+    return Fail(kExitServer, absl::StrCat("job ", job.id(), " finished without a ", what, " result"));
   }
-  if (!json) std::cout << FormatCompileReport(job);
-  return job.result().compile().success() ? kExitOk : kExitDidNotCompile;
+  if (!json) std::cout << format(job);
+  return exit_code(job);
+}
+
+// Prints a finished job as `kseek compile` does and returns its exit code.
+int ReportFinishedCompile(const Job& job, bool json) {
+  return ReportFinished(job, json, kernelseek::v1::JobResult::kCompile, "compile", &FormatCompileReport,
+                        [](const Job& j) {
+                          return j.result().compile().success() ? kExitOk : kExitDidNotCompile;
+                        });
 }
 
 // The nvcc flags of `kseek compile`, which verify and bench take too.
@@ -209,21 +222,9 @@ int RunCompile(const std::vector<std::string>& args, const GlobalOptions& global
 }
 
 // Prints a finished verify or bench job and returns its exit code (see
-// RunExitCode); a job that failed without a result is one line on stderr.
+// RunExitCode).
 int ReportFinishedRun(const Job& job, bool json) {
-  if (json) {
-    if (int code = PrintJson(job); code != kExitOk) return code;
-  }
-  if (job.state() == kernelseek::v1::JOB_STATE_FAILED) {
-    return Fail(kExitJobFailed,
-                absl::StrCat("job ", job.id(), " failed after ", job.attempts(), " attempt(s): ",
-                             job.failure().empty() ? "no reason given" : job.failure()));
-  }
-  if (!job.result().has_run()) {
-    return Fail(kExitServer, absl::StrCat("job ", job.id(), " finished without a run result"));
-  }
-  if (!json) std::cout << FormatRunReport(job);
-  return RunExitCode(job);
+  return ReportFinished(job, json, kernelseek::v1::JobResult::kRun, "run", &FormatRunReport, &RunExitCode);
 }
 
 // `kseek verify` and `kseek bench`: the same flags but for the baseline and
@@ -283,21 +284,10 @@ int RunBench(const std::vector<std::string>& args, const GlobalOptions& global) 
 }
 
 // Prints a finished profile job and returns its exit code (see
-// ProfileExitCode); a job that failed without a result is one line on stderr.
+// ProfileExitCode).
 int ReportFinishedProfile(const Job& job, bool json) {
-  if (json) {
-    if (int code = PrintJson(job); code != kExitOk) return code;
-  }
-  if (job.state() == kernelseek::v1::JOB_STATE_FAILED) {
-    return Fail(kExitJobFailed,
-                absl::StrCat("job ", job.id(), " failed after ", job.attempts(), " attempt(s): ",
-                             job.failure().empty() ? "no reason given" : job.failure()));
-  }
-  if (!job.result().has_profile()) {
-    return Fail(kExitServer, absl::StrCat("job ", job.id(), " finished without a profile result"));
-  }
-  if (!json) std::cout << FormatProfileReport(job);
-  return ProfileExitCode(job);
+  return ReportFinished(job, json, kernelseek::v1::JobResult::kProfile, "profile", &FormatProfileReport,
+                        &ProfileExitCode);
 }
 
 int RunProfile(const std::vector<std::string>& args, const GlobalOptions& global) {
