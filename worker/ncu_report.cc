@@ -51,6 +51,19 @@ constexpr std::array<std::pair<absl::string_view, absl::string_view>, 13> kNotab
     {kLaunchStats, "Waves Per SM"},
 }};
 
+// ncu's own lines ("==PROF== ...", "==WARNING== ...") sit among the CSV
+// records of both pages. If the text at `*pos` is one, moves `*pos` past it,
+// keeps an "==ERROR==" line's message in `errors`, and returns true.
+bool ConsumeToolLine(absl::string_view text, size_t* pos, std::vector<std::string>* errors) {
+  absl::string_view rest = text.substr(*pos);
+  if (!absl::StartsWith(rest, "==")) return false;
+  size_t end = rest.find('\n');
+  absl::string_view line = rest.substr(0, end);
+  *pos = end == absl::string_view::npos ? text.size() : *pos + end + 1;
+  if (absl::ConsumePrefix(&line, "==ERROR==")) errors->emplace_back(absl::StripAsciiWhitespace(line));
+  return true;
+}
+
 // Reads one CSV record from `text` at `*pos` ("" quoted, "" as an escaped
 // quote, newlines allowed inside quotes) and moves `*pos` past its newline.
 std::vector<std::string> ReadRecord(absl::string_view text, size_t* pos) {
@@ -276,16 +289,7 @@ absl::StatusOr<NcuReport> ParseNcuCsv(absl::string_view log_text) {
   std::map<std::string, Launch> launches;  // by ncu's launch ID
   size_t pos = 0;
   while (pos < log_text.size()) {
-    absl::string_view rest = log_text.substr(pos);
-    if (absl::StartsWith(rest, "==")) {
-      size_t end = rest.find('\n');
-      absl::string_view line = rest.substr(0, end);
-      pos = end == absl::string_view::npos ? log_text.size() : pos + end + 1;
-      if (absl::ConsumePrefix(&line, "==ERROR==")) {
-        report.errors.emplace_back(absl::StripAsciiWhitespace(line));
-      }
-      continue;
-    }
+    if (ConsumeToolLine(log_text, &pos, &report.errors)) continue;
     std::vector<std::string> fields = ReadRecord(log_text, &pos);
     if (column.empty()) {
       if (fields.front() != "ID") continue;  // tool chatter before the header
@@ -357,16 +361,7 @@ absl::StatusOr<NcuSourceReport> ParseNcuSourceCsv(absl::string_view log_text, in
   std::vector<SourceBlock> blocks;
   size_t pos = 0;
   while (pos < log_text.size()) {
-    absl::string_view rest = log_text.substr(pos);
-    if (absl::StartsWith(rest, "==")) {
-      size_t end = rest.find('\n');
-      absl::string_view line = rest.substr(0, end);
-      pos = end == absl::string_view::npos ? log_text.size() : pos + end + 1;
-      if (absl::ConsumePrefix(&line, "==ERROR==")) {
-        report.errors.emplace_back(absl::StripAsciiWhitespace(line));
-      }
-      continue;
-    }
+    if (ConsumeToolLine(log_text, &pos, &report.errors)) continue;
     std::vector<std::string> fields = ReadRecord(log_text, &pos);
     if (fields.front() == "Kernel Name") {
       blocks.emplace_back().kernel = fields.size() > 1 ? fields[1] : "";
