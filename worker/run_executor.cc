@@ -79,6 +79,12 @@ std::string ReadWholeFile(const std::string& path) {
   return text.str();
 }
 
+// ncu passes on the runner's exit code: 1 is a verdict (the kernel failed
+// verification), anything else or a kill means the profiled run itself broke.
+bool NcuRunBroke(const SubprocessResult& ran) {
+  return !ran.Succeeded() && !(ran.term_signal == 0 && !ran.timed_out && ran.exit_code == 1);
+}
+
 }  // namespace
 
 RunExecutor::RunExecutor(const Compiler* compiler, RunExecutorConfig config)
@@ -281,8 +287,7 @@ absl::StatusOr<kernelseek::v1::ProfileResult> RunExecutor::Profile(const kernels
   }
   SubprocessSpec ncu;
   ncu.argv = NcuProfileArgv(config_.ncu_path, functions, log_path, runner_argv);
-  ncu.time_limit = config_.startup_allowance + config_.per_scenario_allowance * kProfileSlowdown;
-  ncu.max_output_bytes = 16 << 20;
+  SetNcuLimits(&ncu);
   // The command is shown to users: the temp dir as $WORK, and never the key
   // the hidden scenario seeds are drawn from.
   std::vector<std::pair<std::string, std::string>> hide = {{work->path(), "$WORK"}};
@@ -307,9 +312,7 @@ absl::StatusOr<kernelseek::v1::ProfileResult> RunExecutor::Profile(const kernels
     for (kernelseek::v1::KernelProfile& k : parsed->kernels) *result.add_kernels() = std::move(k);
     for (const std::string& e : parsed->errors) problems.push_back(absl::StrCat("ncu: ", e));
   }
-  // ncu passes on the runner's exit code: 1 is a verdict (the kernel failed
-  // verification), anything else or a kill means the run itself broke.
-  if (!ran->Succeeded() && !(ran->term_signal == 0 && !ran->timed_out && ran->exit_code == 1)) {
+  if (NcuRunBroke(*ran)) {
     problems.push_back(absl::StrCat("ncu ", ran->Describe(), ": ",
                                     OutputTail(ran->stderr_text.empty() ? log : ran->stderr_text, 1000)));
   } else if (!parsed.ok()) {
@@ -330,18 +333,22 @@ absl::StatusOr<kernelseek::v1::ProfileResult> RunExecutor::Profile(const kernels
   return result;
 }
 
+void RunExecutor::SetNcuLimits(SubprocessSpec* ncu) const {
+  ncu->time_limit = config_.startup_allowance + config_.per_scenario_allowance * kProfileSlowdown;
+  ncu->max_output_bytes = 16 << 20;
+}
+
 std::string RunExecutor::AddHotSpots(const std::vector<std::string>& functions,
                                      const std::vector<std::string>& runner_argv, const std::string& work_dir,
                                      int hotspots, kernelseek::v1::ProfileResult* result) const {
   const std::string log_path = absl::StrCat(work_dir, "/ncu_source.csv");
   SubprocessSpec ncu;
   ncu.argv = NcuSourceArgv(config_.ncu_path, functions, log_path, runner_argv);
-  ncu.time_limit = config_.startup_allowance + config_.per_scenario_allowance * kProfileSlowdown;
-  ncu.max_output_bytes = 16 << 20;
+  SetNcuLimits(&ncu);
   absl::StatusOr<SubprocessResult> ran = RunSubprocess(ncu);
   if (!ran.ok()) return absl::StrCat("hot spots: ", ran.status().message());
   const std::string log = ReadWholeFile(log_path);
-  if (!ran->Succeeded() && !(ran->term_signal == 0 && !ran->timed_out && ran->exit_code == 1)) {
+  if (NcuRunBroke(*ran)) {
     return absl::StrCat("hot spots: ncu ", ran->Describe(), ": ",
                         OutputTail(ran->stderr_text.empty() ? log : ran->stderr_text, 1000));
   }

@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/subprocess.h"
 #include "proto/kernelseek.pb.h"
 #include "worker/compiler.h"
 #include "worker/job_executor.h"
@@ -71,6 +72,10 @@ class RunExecutor {
                                                        const StageReporter& report) const;
 
  private:
+  // Time and output limits of an ncu run of a profile job: kProfileSlowdown
+  // times one verified scenario's allowance, since ncu replays each launch.
+  void SetNcuLimits(SubprocessSpec* ncu) const;
+
   // The second ncu run of a profile job; returns why it gave no (or only
   // part of its) hot spots, "" when all went well.
   std::string AddHotSpots(const std::vector<std::string>& functions, const std::vector<std::string>& runner_argv,
