@@ -112,6 +112,15 @@ std::optional<int> Connect(const GlobalOptions& global, const CommonFlags& commo
   return std::nullopt;
 }
 
+// `kseek jobs` and `kseek sessions`: --limit must be 0 (the server's
+// default) up to a million; a usage error otherwise.
+std::optional<int> CheckListLimit(int64_t limit) {
+  if (limit < 0 || limit > 1'000'000) {
+    return Fail(kExitUsage, absl::StrCat("--limit wants 0..1000000, got ", limit));
+  }
+  return std::nullopt;
+}
+
 int PrintJson(const google::protobuf::Message& message) {
   absl::StatusOr<std::string> json = MessageToJson(message);
   if (!json.ok()) return Fail(kExitServer, json.status().message());
@@ -362,9 +371,7 @@ int RunJobs(const std::vector<std::string>& args, const GlobalOptions& global) {
   std::vector<std::string> positional;
   if (auto done = ParseArgs(&flags, args, &positional)) return *done;
   if (auto done = ExpectPositional(positional, 0, "no arguments", "jobs")) return *done;
-  if (limit < 0 || limit > 1'000'000) {
-    return Fail(kExitUsage, absl::StrCat("--limit wants 0..1000000, got ", limit));
-  }
+  if (auto done = CheckListLimit(limit)) return *done;
 
   std::string server;
   std::unique_ptr<CoordinatorClient> client;
@@ -614,9 +621,7 @@ int RunSessions(const std::vector<std::string>& args, const GlobalOptions& globa
   std::vector<std::string> positional;
   if (auto done = ParseArgs(&flags, args, &positional)) return *done;
   if (auto done = ExpectPositional(positional, 0, "no arguments", "sessions")) return *done;
-  if (limit < 0 || limit > 1'000'000) {
-    return Fail(kExitUsage, absl::StrCat("--limit wants 0..1000000, got ", limit));
-  }
+  if (auto done = CheckListLimit(limit)) return *done;
 
   std::string server;
   std::unique_ptr<CoordinatorClient> client;
