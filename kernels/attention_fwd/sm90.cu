@@ -97,8 +97,11 @@ constexpr float kLn2 = 0.6931471805599453f;
 // block. Shared memory holds kQStages Q tiles and kStages (K, V) blocks; the
 // consumers' registers hold O (D/2 floats per thread), S (kBlockN/2) and P
 // (kBlockN/4), which bounds kBlockN: 176 for D = 128, 80 for D = 256.
-template <int D, int kBlockN, int kRows = kBlockM>
+template <int D, int BlockN, int Rows = kBlockM>
 struct TileConfig {
+  static constexpr int kD = D;
+  static constexpr int kBlockN = BlockN;
+  static constexpr int kRows = Rows;
   static constexpr int kStages = (D == 64) ? 3 : 2;
   static constexpr int kQBytes = kRows * D * 2;
   static constexpr int kKvBytes = kBlockN * D * 2;
@@ -486,91 +489,266 @@ __device__ __forceinline__ void SoftmaxStep(float (&s_acc)[kBlockN / 2], float (
     row_sum[r] = row_sum[r] * correction[r] + sum;
   }
 }
-template <int D, bool kBf16, int kConsumers>
-__global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
-    AttentionFwdSerialSoftmaxKernel(const __grid_constant__ CUtensorMap tmap_q,
-                       const __grid_constant__ CUtensorMap tmap_k,
-                       const __grid_constant__ CUtensorMap tmap_v, const FwdParams p) {
-  constexpr int kBlockN = 128;
-  constexpr int kRows = 64 * kConsumers;
-  using Cfg = TileConfig<D, kBlockN, kRows>;
-  constexpr int kStages = Cfg::kStages;
-  constexpr int kQStages = Cfg::kQStages;
-  constexpr int kChunks = Cfg::kChunks;
+// Where one CTA's Q buffers, K/V ring and mbarriers sit in shared memory. The
+// 128-byte swizzle pattern repeats every 1024 bytes of address, and wgmma and
+// TMA must agree on it: every tile starts at a multiple of 1024.
+template <class Cfg>
+struct SmemMap {
+  uint32_t q, k, v;  // Q buffers, then the K and V halves of the ring
+  uint32_t q_full, q_empty, k_full, v_full, k_empty, v_empty;  // one mbarrier per stage
 
-  extern __shared__ __align__(1024) uint8_t smem_raw[];
-  // The 128-byte swizzle pattern repeats every 1024 bytes of address, and
-  // wgmma and TMA must agree on it: align every tile to 1024.
-  const uint32_t smem_base = (SmemAddr(smem_raw) + 1023u) & ~1023u;
-  const uint32_t smem_q = smem_base;
-  const uint32_t smem_k = smem_q + kQStages * Cfg::kQBytes;
-  const uint32_t smem_v = smem_k + kStages * Cfg::kKvBytes;
-  const uint32_t bar_q_full = smem_v + kStages * Cfg::kKvBytes;
-  const uint32_t bar_q_empty = bar_q_full + 8 * kQStages;
-  const uint32_t bar_k_full = bar_q_empty + 8 * kQStages;
-  const uint32_t bar_v_full = bar_k_full + 8 * kStages;
-  const uint32_t bar_k_empty = bar_v_full + 8 * kStages;
-  const uint32_t bar_v_empty = bar_k_empty + 8 * kStages;
-  const int num_units = NumUnits(p);
+  __device__ __forceinline__ explicit SmemMap(const uint8_t* raw) {
+    q = (SmemAddr(raw) + 1023u) & ~1023u;
+    k = q + Cfg::kQStages * Cfg::kQBytes;
+    v = k + Cfg::kStages * Cfg::kKvBytes;
+    q_full = v + Cfg::kStages * Cfg::kKvBytes;
+    q_empty = q_full + 8 * Cfg::kQStages;
+    k_full = q_empty + 8 * Cfg::kQStages;
+    v_full = k_full + 8 * Cfg::kStages;
+    k_empty = v_full + 8 * Cfg::kStages;
+    v_empty = k_empty + 8 * Cfg::kStages;
+  }
 
-  const int warpgroup = threadIdx.x / 128;
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < kQStages; ++s) {
-      MbarInit(bar_q_full + 8 * s, 1);
-      MbarInit(bar_q_empty + 8 * s, 4 * kConsumers);  // lane 0 of each consumer warp
+  // By thread 0 before the CTA's first __syncthreads. A full barrier
+  // completes on the producer's arrival plus the TMA bytes; an empty one once
+  // lane 0 of every consumer warp has arrived.
+  __device__ __forceinline__ void InitBarriers(int consumer_warps) const {
+    for (int s = 0; s < Cfg::kQStages; ++s) {
+      MbarInit(q_full + 8 * s, 1);
+      MbarInit(q_empty + 8 * s, consumer_warps);
     }
-    for (int s = 0; s < kStages; ++s) {
-      MbarInit(bar_k_full + 8 * s, 1);
-      MbarInit(bar_v_full + 8 * s, 1);
-      MbarInit(bar_k_empty + 8 * s, 4 * kConsumers);
-      MbarInit(bar_v_empty + 8 * s, 4 * kConsumers);
+    for (int s = 0; s < Cfg::kStages; ++s) {
+      MbarInit(k_full + 8 * s, 1);
+      MbarInit(v_full + 8 * s, 1);
+      MbarInit(k_empty + 8 * s, consumer_warps);
+      MbarInit(v_empty + 8 * s, consumer_warps);
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
+};
+
+// The producer: one thread walks the same tiles as the consumers and keeps
+// the Q buffers and the K/V ring full, K/V blocks in the consumers' order
+// (highest keys first).
+template <class Cfg>
+__device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtensorMap* tmap_q,
+                                            const CUtensorMap* tmap_k, const CUtensorMap* tmap_v,
+                                            const FwdParams& p) {
+  constexpr int kStages = Cfg::kStages;
+  constexpr int kQStages = Cfg::kQStages;
+  const int num_units = NumUnits(p);
+  int kv_iter = 0;
+  int q_iter = 0;
+  for (int unit = blockIdx.x; unit < num_units; unit += gridDim.x) {
+    const int tiles = TilesInUnit(unit, p);
+    for (int sub = 0; sub < tiles; ++sub) {
+      const TileCoord tc = UnitTile(unit, sub, p);
+      const int m0 = tc.m_tile * Cfg::kRows;
+      const int n_blocks = KvBlocks<Cfg::kBlockN, Cfg::kRows>(m0, p);
+      if (n_blocks == 0) continue;
+      const int head_kv = tc.head / (p.heads / p.heads_kv);
+      const int qs = q_iter % kQStages;
+      if (q_iter >= kQStages) MbarWait(sm.q_empty + 8 * qs, ((q_iter / kQStages) & 1) ^ 1);
+      MbarExpectTx(sm.q_full + 8 * qs, Cfg::kQBytes);
+      for (int c = 0; c < Cfg::kChunks; ++c) {
+        TmaLoad4d(sm.q + qs * Cfg::kQBytes + c * Cfg::kRows * kSwizzleBytes, tmap_q, c * 64,
+                  tc.head, m0, tc.batch, sm.q_full + 8 * qs);
+      }
+      ++q_iter;
+      for (int it = 0; it < n_blocks; ++it, ++kv_iter) {
+        const int n = n_blocks - 1 - it;
+        const int s = kv_iter % kStages;
+        const uint32_t phase = (kv_iter / kStages) & 1;
+        if (kv_iter >= kStages) MbarWait(sm.k_empty + 8 * s, phase ^ 1);
+        MbarExpectTx(sm.k_full + 8 * s, Cfg::kKvBytes);
+        for (int c = 0; c < Cfg::kChunks; ++c) {
+          TmaLoad4d(sm.k + s * Cfg::kKvBytes + c * Cfg::kBlockN * kSwizzleBytes, tmap_k, c * 64,
+                    head_kv, n * Cfg::kBlockN, tc.batch, sm.k_full + 8 * s);
+        }
+        if (kv_iter >= kStages) MbarWait(sm.v_empty + 8 * s, phase ^ 1);
+        MbarExpectTx(sm.v_full + 8 * s, Cfg::kKvBytes);
+        for (int c = 0; c < Cfg::kChunks; ++c) {
+          TmaLoad4d(sm.v + s * Cfg::kKvBytes + c * Cfg::kBlockN * kSwizzleBytes, tmap_v, c * 64,
+                    head_kv, n * Cfg::kBlockN, tc.batch, sm.v_full + 8 * s);
+        }
+      }
+    }
+  }
+}
+
+// Where one consumer thread sits in the wgmma accumulator layout: warp w of
+// the warpgroup holds rows 16w..16w+15 of the consumer's 64, lane l rows
+// l/4 and l/4 + 8 of those, columns 2(l%4), +1 of every 8-column chunk.
+struct ConsumerLane {
+  int consumer;  // 0-based consumer warpgroup
+  int lane;
+  int quad_col;
+  int row_base;  // query row of this thread's first accumulator row; the other is +8
+
+  __device__ __forceinline__ ConsumerLane(int consumer_, int m0) : consumer(consumer_) {
+    const int t = threadIdx.x % 128;
+    lane = t % 32;
+    quad_col = lane % 4;
+    row_base = m0 + consumer * 64 + (t / 32) * 16 + lane / 4;
+  }
+};
+
+// S = Q K^T of this consumer's 64 rows against the block in ring slot s,
+// into s_acc (issued, not waited).
+template <class Cfg, bool kBf16>
+__device__ __forceinline__ void IssueQk(float (&s_acc)[Cfg::kBlockN / 2], const SmemMap<Cfg>& sm,
+                                        int qs, int consumer, int s) {
+  WgmmaFence();
+#pragma unroll
+  for (int kk = 0; kk < Cfg::kD / 16; ++kk) {
+    const uint64_t desc_q = MakeDesc(sm.q + qs * Cfg::kQBytes +
+                                         (kk / 4) * Cfg::kRows * kSwizzleBytes +
+                                         consumer * 64 * kSwizzleBytes + (kk % 4) * 32,
+                                     16);
+    const uint64_t desc_k = MakeDesc(
+        sm.k + s * Cfg::kKvBytes + (kk / 4) * Cfg::kBlockN * kSwizzleBytes + (kk % 4) * 32, 16);
+    Wgmma<Cfg::kBlockN, kBf16>::Ss(s_acc, desc_q, desc_k, kk > 0 ? 1u : 0u);
+  }
+  WgmmaCommit();
+}
+
+// O += P V for the block in ring slot s (issued, not waited).
+template <class Cfg, bool kBf16>
+__device__ __forceinline__ void IssuePv(float (&o_acc)[Cfg::kD / 2],
+                                        const uint32_t (&p_frag)[Cfg::kBlockN / 4],
+                                        const SmemMap<Cfg>& sm, int s) {
+  WgmmaFence();
+#pragma unroll
+  for (int kk = 0; kk < Cfg::kBlockN / 16; ++kk) {
+    const uint64_t desc_v = MakeDesc(sm.v + s * Cfg::kKvBytes + kk * 16 * kSwizzleBytes,
+                                     Cfg::kBlockN * kSwizzleBytes);
+    Wgmma<Cfg::kD, kBf16>::Rs(o_acc, p_frag[4 * kk], p_frag[4 * kk + 1], p_frag[4 * kk + 2],
+                              p_frag[4 * kk + 3], desc_v);
+  }
+  WgmmaCommit();
+}
+
+// Whether key block n holds keys some row of the tile at m0 may not see:
+// past s_k, or past the causal diagonal.
+template <int kBlockN>
+__device__ __forceinline__ bool NeedsMask(int n, int m0, const FwdParams& p) {
+  return (n * kBlockN + kBlockN > p.s_k) ||
+         (p.causal && n * kBlockN + kBlockN - 1 > m0 + p.s_k - p.s_q);
+}
+
+// Sets the scores of keys this thread's rows may not see to -inf.
+template <int kBlockN>
+__device__ __forceinline__ void MaskScores(float (&s_acc)[kBlockN / 2], int n,
+                                           const ConsumerLane& cl, const FwdParams& p) {
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int row = cl.row_base + 8 * r;
+    const int limit = p.causal ? min(p.s_k, row + p.s_k - p.s_q + 1) : p.s_k;
+#pragma unroll
+    for (int nn = 0; nn < kBlockN / 8; ++nn) {
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        const int key = n * kBlockN + nn * 8 + 2 * cl.quad_col + j;
+        if (key >= limit) s_acc[nn * 4 + r * 2 + j] = -INFINITY;
+      }
+    }
+  }
+}
+
+// The S accumulator layout of two adjacent 8-column chunks is exactly the
+// A-operand register layout of one k16 step: pack pairs in order.
+template <int kBlockN, bool kBf16>
+__device__ __forceinline__ void ToP(const float (&s_acc)[kBlockN / 2],
+                                    uint32_t (&p_frag)[kBlockN / 4]) {
+#pragma unroll
+  for (int i = 0; i < kBlockN / 4; ++i) p_frag[i] = PackPair<kBf16>(s_acc[2 * i], s_acc[2 * i + 1]);
+}
+
+// O *= correction, row by row, once the P V product writing O is done.
+template <int D>
+__device__ __forceinline__ void RescaleO(float (&o_acc)[D / 2], const float (&correction)[2]) {
+#pragma unroll
+  for (int dn = 0; dn < D / 8; ++dn) {
+    o_acc[dn * 4 + 0] *= correction[0];
+    o_acc[dn * 4 + 1] *= correction[0];
+    o_acc[dn * 4 + 2] *= correction[1];
+    o_acc[dn * 4 + 3] *= correction[1];
+  }
+}
+
+// Epilogue: normalize, pack, then store this thread's O (columns < d) and
+// LSE. Every packed value is computed before the first store, so the stores
+// issue back to back; computed in between, each waited for the one before it
+// to release its data register (ncu at s = 512: 21-31% of the consumers'
+// stall samples sat in this epilogue). Measured: about +2% at d = 64 and
+// neutral at d >= 128, where the other consumer's products already covered
+// those stalls.
+template <int D, bool kBf16>
+__device__ __forceinline__ void StoreTile(const float (&o_acc)[D / 2], const float (&row_max)[2],
+                                          const float (&row_sum)[2], const TileCoord& tc,
+                                          const ConsumerLane& cl, const FwdParams& p) {
+  using Elem = typename std::conditional<kBf16, __nv_bfloat16, __half>::type;
+  Elem* o_base = static_cast<Elem*>(p.o) + tc.batch * p.o_stride_b + tc.head * p.o_stride_h;
+  float inv[2];
+  float lse[2];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    float sum = row_sum[r];
+    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+    inv[r] = sum > 0.f ? 1.f / sum : 0.f;
+    lse[r] = sum > 0.f ? (row_max[r] * p.scale_log2 + log2f(sum)) * kLn2 : -INFINITY;
+  }
+  uint32_t packed[2][D / 8];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+#pragma unroll
+    for (int dn = 0; dn < D / 8; ++dn) {
+      packed[r][dn] =
+          PackPair<kBf16>(o_acc[dn * 4 + r * 2] * inv[r], o_acc[dn * 4 + r * 2 + 1] * inv[r]);
+      asm volatile("" : "+r"(packed[r][dn])::"memory");
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int row = cl.row_base + 8 * r;
+    if (row >= p.s_q) continue;
+    Elem* o_row = o_base + row * p.o_stride_s;
+#pragma unroll
+    for (int dn = 0; dn < D / 8; ++dn) {
+      const int col = dn * 8 + 2 * cl.quad_col;
+      if (col < p.d) *reinterpret_cast<uint32_t*>(o_row + col) = packed[r][dn];
+    }
+    if (cl.quad_col == 0) {
+      p.lse[tc.batch * p.lse_stride_b + tc.head * p.lse_stride_h + row * p.lse_stride_s] = lse[r];
+    }
+  }
+}
+
+// d = 64: the softmax after both products of a block (at d = 64 the
+// exponentials bound the kernel, and overlapping them with the consumer's own
+// P V measured slower). kConsumers warpgroups of 64 rows; three pass the turn
+// round 0 -> 1 -> 2 -> 0.
+template <int D, bool kBf16, int kConsumers>
+__global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
+    AttentionFwdSerialSoftmaxKernel(const __grid_constant__ CUtensorMap tmap_q,
+                                    const __grid_constant__ CUtensorMap tmap_k,
+                                    const __grid_constant__ CUtensorMap tmap_v, const FwdParams p) {
+  constexpr int kBlockN = 128;
+  using Cfg = TileConfig<D, kBlockN, 64 * kConsumers>;
+  constexpr int kStages = Cfg::kStages;
+  constexpr int kQStages = Cfg::kQStages;
+
+  extern __shared__ __align__(1024) uint8_t smem_raw[];
+  const SmemMap<Cfg> sm(smem_raw);
+  const int num_units = NumUnits(p);
+  const int warpgroup = threadIdx.x / 128;
+  if (threadIdx.x == 0) sm.InitBarriers(4 * kConsumers);
   __syncthreads();
 
   if (warpgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n" ::: "memory");
-    if (threadIdx.x != 0) return;
-    // Producer: one thread walks the same tiles as the consumers and keeps
-    // the Q buffers and the K/V ring full.
-    int kv_iter = 0;
-    int q_iter = 0;
-    for (int unit = blockIdx.x; unit < num_units; unit += gridDim.x) {
-      const int tiles = TilesInUnit(unit, p);
-      for (int sub = 0; sub < tiles; ++sub) {
-        const TileCoord tc = UnitTile(unit, sub, p);
-        const int m0 = tc.m_tile * kRows;
-        const int n_blocks = KvBlocks<kBlockN, kRows>(m0, p);
-        if (n_blocks == 0) continue;
-        const int head_kv = tc.head / (p.heads / p.heads_kv);
-        const int qs = q_iter % kQStages;
-        if (q_iter >= kQStages) MbarWait(bar_q_empty + 8 * qs, ((q_iter / kQStages) & 1) ^ 1);
-        MbarExpectTx(bar_q_full + 8 * qs, Cfg::kQBytes);
-        for (int c = 0; c < kChunks; ++c) {
-          TmaLoad4d(smem_q + qs * Cfg::kQBytes + c * kRows * kSwizzleBytes, &tmap_q, c * 64,
-                    tc.head, m0, tc.batch, bar_q_full + 8 * qs);
-        }
-        ++q_iter;
-        for (int it = 0; it < n_blocks; ++it, ++kv_iter) {
-          const int n = n_blocks - 1 - it;
-          const int s = kv_iter % kStages;
-          const uint32_t phase = (kv_iter / kStages) & 1;
-          if (kv_iter >= kStages) MbarWait(bar_k_empty + 8 * s, phase ^ 1);
-          MbarExpectTx(bar_k_full + 8 * s, Cfg::kKvBytes);
-          for (int c = 0; c < kChunks; ++c) {
-            TmaLoad4d(smem_k + s * Cfg::kKvBytes + c * kBlockN * kSwizzleBytes, &tmap_k, c * 64,
-                      head_kv, n * kBlockN, tc.batch, bar_k_full + 8 * s);
-          }
-          if (kv_iter >= kStages) MbarWait(bar_v_empty + 8 * s, phase ^ 1);
-          MbarExpectTx(bar_v_full + 8 * s, Cfg::kKvBytes);
-          for (int c = 0; c < kChunks; ++c) {
-            TmaLoad4d(smem_v + s * Cfg::kKvBytes + c * kBlockN * kSwizzleBytes, &tmap_v, c * 64,
-                      head_kv, n * kBlockN, tc.batch, bar_v_full + 8 * s);
-          }
-        }
-      }
-    }
+    if (threadIdx.x == 0) RunProducer(sm, &tmap_q, &tmap_k, &tmap_v, p);
     return;
   }
 
@@ -585,21 +763,12 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n" ::: "memory");
   }
   const int consumer = warpgroup - 1;
-  const int t = threadIdx.x % 128;
-  const int warp = t / 32;
-  const int lane = t % 32;
-  const int quad_row = lane / 4;  // row within the warp's 8-row slab
-  const int quad_col = lane % 4;
-  const float scale_log2 = p.scale_log2;
-  const int causal_offset = p.s_k - p.s_q;
-  using Elem = typename std::conditional<kBf16, __nv_bfloat16, __half>::type;
 
-  // Pingpong: the two consumer warpgroups take turns issuing their matrix
-  // products (named barriers 1 and 2), so one's softmax runs while the
-  // other's products keep the tensor cores busy. Consumer 1 lets consumer 0
-  // go first.
-  // With three consumers the turn goes round 0 -> 1 -> 2 -> 0 on barriers
-  // 1..3; each barrier counts the waiting warpgroup and the one handing over.
+  // Pingpong: the consumer warpgroups take turns issuing their matrix
+  // products on named barriers 1..kConsumers, so one's softmax runs while the
+  // others' products keep the tensor cores busy; each barrier counts the
+  // waiting warpgroup and the one handing over. The last lets consumer 0 go
+  // first.
   auto wait_turn = [&]() {
     asm volatile("bar.sync %0, 256;\n" ::"r"(1 + consumer) : "memory");
   };
@@ -614,9 +783,9 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     const int tiles = TilesInUnit(unit, p);
     for (int sub = 0; sub < tiles; ++sub) {
       const TileCoord tc = UnitTile(unit, sub, p);
-      const int m0 = tc.m_tile * kRows;
-      const int n_blocks = KvBlocks<kBlockN, kRows>(m0, p);
-      const int row_base = m0 + consumer * 64 + warp * 16 + quad_row;  // rows row_base, +8
+      const int m0 = tc.m_tile * Cfg::kRows;
+      const int n_blocks = KvBlocks<kBlockN, Cfg::kRows>(m0, p);
+      const ConsumerLane cl(consumer, m0);
 
       float o_acc[D / 2];
 #pragma unroll
@@ -625,177 +794,75 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
       float row_sum[2] = {0.f, 0.f};
       const int qs = q_iter % kQStages;
 
-      // S = Q K^T for the block in ring slot s, into s_acc (issued, not waited).
-      auto issue_qk = [&](float (&s_acc)[kBlockN / 2], int s) {
-        WgmmaFence();
-#pragma unroll
-        for (int kk = 0; kk < D / 16; ++kk) {
-          const uint64_t desc_q =
-              MakeDesc(smem_q + qs * Cfg::kQBytes + (kk / 4) * kRows * kSwizzleBytes +
-                           consumer * 64 * kSwizzleBytes + (kk % 4) * 32,
-                       16);
-          const uint64_t desc_k = MakeDesc(
-              smem_k + s * Cfg::kKvBytes + (kk / 4) * kBlockN * kSwizzleBytes + (kk % 4) * 32,
-              16);
-          Wgmma<kBlockN, kBf16>::Ss(s_acc, desc_q, desc_k, kk > 0 ? 1u : 0u);
-        }
-        WgmmaCommit();
-      };
-      // O += P V for the block in ring slot s (issued, not waited).
-      auto issue_pv = [&](const uint32_t (&p_frag)[kBlockN / 4], int s) {
-        WgmmaFence();
-#pragma unroll
-        for (int kk = 0; kk < kBlockN / 16; ++kk) {
-          const uint64_t desc_v = MakeDesc(smem_v + s * Cfg::kKvBytes + kk * 16 * kSwizzleBytes,
-                                           kBlockN * kSwizzleBytes);
-          Wgmma<D, kBf16>::Rs(o_acc, p_frag[4 * kk], p_frag[4 * kk + 1], p_frag[4 * kk + 2],
-                              p_frag[4 * kk + 3], desc_v);
-        }
-        WgmmaCommit();
-      };
-      auto mask = [&](float (&s_acc)[kBlockN / 2], int n) {
-        const bool need_mask = (n * kBlockN + kBlockN > p.s_k) ||
-                               (p.causal && n * kBlockN + kBlockN - 1 > m0 + causal_offset);
-        if (!need_mask) return;
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          const int row = row_base + 8 * r;
-          const int limit = p.causal ? min(p.s_k, row + causal_offset + 1) : p.s_k;
-#pragma unroll
-          for (int nn = 0; nn < kBlockN / 8; ++nn) {
-#pragma unroll
-            for (int j = 0; j < 2; ++j) {
-              const int key = n * kBlockN + nn * 8 + 2 * quad_col + j;
-              if (key >= limit) s_acc[nn * 4 + r * 2 + j] = -INFINITY;
-            }
-          }
-        }
-      };
-      // The S accumulator layout of two adjacent 8-column chunks is exactly
-      // the A-operand register layout of one k16 step: pack pairs in order.
-      auto to_p = [&](const float (&s_acc)[kBlockN / 2], uint32_t (&p_frag)[kBlockN / 4]) {
-#pragma unroll
-        for (int i = 0; i < kBlockN / 4; ++i) {
-          p_frag[i] = PackPair<kBf16>(s_acc[2 * i], s_acc[2 * i + 1]);
-        }
-      };
-
       if (n_blocks > 0) {
-        MbarWait(bar_q_full + 8 * qs, (q_iter / kQStages) & 1);
+        MbarWait(sm.q_full + 8 * qs, (q_iter / kQStages) & 1);
         ++q_iter;
         float s_acc[kBlockN / 2];
         uint32_t p_frag[kBlockN / 4];
         float correction[2];
 
         int s = kv_iter % kStages;
-        MbarWait(bar_k_full + 8 * s, (kv_iter / kStages) & 1);
+        MbarWait(sm.k_full + 8 * s, (kv_iter / kStages) & 1);
         wait_turn();
-        issue_qk(s_acc, s);
+        IssueQk<Cfg, kBf16>(s_acc, sm, qs, consumer, s);
         pass_turn();
         WgmmaWait<0>();
         FenceRegs(s_acc);
-        if (lane == 0) {
-          MbarArrive(bar_k_empty + 8 * s);
-          if (n_blocks == 1) MbarArrive(bar_q_empty + 8 * qs);
+        if (cl.lane == 0) {
+          MbarArrive(sm.k_empty + 8 * s);
+          if (n_blocks == 1) MbarArrive(sm.q_empty + 8 * qs);
         }
-        mask(s_acc, n_blocks - 1);
-        SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, scale_log2);
-        to_p(s_acc, p_frag);
+        if (NeedsMask<kBlockN>(n_blocks - 1, m0, p)) MaskScores<kBlockN>(s_acc, n_blocks - 1, cl, p);
+        SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, p.scale_log2);
+        ToP<kBlockN, kBf16>(s_acc, p_frag);
 
         // Steady state: S of block it is issued, then P V of block it-1
-        // behind it; the softmax of block it overlaps that P V product, and
-        // O is rescaled only once the product is done.
+        // behind it; the softmax of block it follows both.
         for (int it = 1; it < n_blocks; ++it) {
           const int s_next = (kv_iter + 1) % kStages;
-          MbarWait(bar_k_full + 8 * s_next, ((kv_iter + 1) / kStages) & 1);
-          MbarWait(bar_v_full + 8 * s, (kv_iter / kStages) & 1);
+          MbarWait(sm.k_full + 8 * s_next, ((kv_iter + 1) / kStages) & 1);
+          MbarWait(sm.v_full + 8 * s, (kv_iter / kStages) & 1);
           wait_turn();
-          issue_qk(s_acc, s_next);
+          IssueQk<Cfg, kBf16>(s_acc, sm, qs, consumer, s_next);
           FenceRegs(o_acc);
-          issue_pv(p_frag, s);
+          IssuePv<Cfg, kBf16>(o_acc, p_frag, sm, s);
           pass_turn();
           WgmmaWait<1>();
           FenceRegs(s_acc);
-          if (lane == 0) {
-            MbarArrive(bar_k_empty + 8 * s_next);
-            if (it == n_blocks - 1) MbarArrive(bar_q_empty + 8 * qs);
+          if (cl.lane == 0) {
+            MbarArrive(sm.k_empty + 8 * s_next);
+            if (it == n_blocks - 1) MbarArrive(sm.q_empty + 8 * qs);
           }
-          mask(s_acc, n_blocks - 1 - it);
-          SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, scale_log2);
+          const int n = n_blocks - 1 - it;
+          if (NeedsMask<kBlockN>(n, m0, p)) MaskScores<kBlockN>(s_acc, n, cl, p);
+          SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, p.scale_log2);
           WgmmaWait<0>();
           FenceRegs(o_acc);
-          if (lane == 0) MbarArrive(bar_v_empty + 8 * s);
-#pragma unroll
-          for (int dn = 0; dn < D / 8; ++dn) {
-            o_acc[dn * 4 + 0] *= correction[0];
-            o_acc[dn * 4 + 1] *= correction[0];
-            o_acc[dn * 4 + 2] *= correction[1];
-            o_acc[dn * 4 + 3] *= correction[1];
-          }
-          to_p(s_acc, p_frag);
+          if (cl.lane == 0) MbarArrive(sm.v_empty + 8 * s);
+          RescaleO<D>(o_acc, correction);
+          ToP<kBlockN, kBf16>(s_acc, p_frag);
           ++kv_iter;
           s = s_next;
         }
-        MbarWait(bar_v_full + 8 * s, (kv_iter / kStages) & 1);
+        MbarWait(sm.v_full + 8 * s, (kv_iter / kStages) & 1);
         wait_turn();
         FenceRegs(o_acc);
-        issue_pv(p_frag, s);
+        IssuePv<Cfg, kBf16>(o_acc, p_frag, sm, s);
         pass_turn();
         WgmmaWait<0>();
         FenceRegs(o_acc);
-        if (lane == 0) MbarArrive(bar_v_empty + 8 * s);
+        if (cl.lane == 0) MbarArrive(sm.v_empty + 8 * s);
         ++kv_iter;
       }
-
-      // Epilogue: normalize, pack, then store O (columns < d) and the LSE.
-      // Every packed value is computed before the first store, so the stores
-      // issue back to back; computed in between, each waited for the one
-      // before it to release its data register (ncu at s = 512: 21-31% of
-      // the consumers' stall samples sat in this epilogue). Measured: about
-      // +2% at d = 64 and neutral at d >= 128, where the other consumer's
-      // products already covered those stalls.
-      Elem* o_base = static_cast<Elem*>(p.o) + tc.batch * p.o_stride_b + tc.head * p.o_stride_h;
-      float inv[2];
-      float lse[2];
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        float sum = row_sum[r];
-        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-        sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-        inv[r] = sum > 0.f ? 1.f / sum : 0.f;
-        lse[r] = sum > 0.f ? (row_max[r] * scale_log2 + log2f(sum)) * kLn2 : -INFINITY;
-      }
-      uint32_t packed[2][D / 8];
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-#pragma unroll
-        for (int dn = 0; dn < D / 8; ++dn) {
-          packed[r][dn] = PackPair<kBf16>(o_acc[dn * 4 + r * 2] * inv[r],
-                                          o_acc[dn * 4 + r * 2 + 1] * inv[r]);
-          asm volatile("" : "+r"(packed[r][dn])::"memory");
-        }
-      }
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        const int row = row_base + 8 * r;
-        if (row >= p.s_q) continue;
-        Elem* o_row = o_base + row * p.o_stride_s;
-#pragma unroll
-        for (int dn = 0; dn < D / 8; ++dn) {
-          const int col = dn * 8 + 2 * quad_col;
-          if (col < p.d) *reinterpret_cast<uint32_t*>(o_row + col) = packed[r][dn];
-        }
-        if (quad_col == 0) {
-          p.lse[tc.batch * p.lse_stride_b + tc.head * p.lse_stride_h + row * p.lse_stride_s] =
-              lse[r];
-        }
-      }
+      StoreTile<D, kBf16>(o_acc, row_max, row_sum, tc, cl, p);
     }
   }
-  // Consume consumer 1's last hand-over so no barrier arrival is left pending.
+  // Consume the last consumer's final hand-over so no arrival is left pending.
   if (consumer == 0) wait_turn();
 }
 
+// d >= 128: two consumers, each overlapping the softmax of block it with its
+// own P V product of block it-1.
 template <int D, int kBlockN, bool kBf16>
 __global__ void __launch_bounds__(kThreads, 1)
     AttentionFwdKernel(const __grid_constant__ CUtensorMap tmap_q,
@@ -804,100 +871,27 @@ __global__ void __launch_bounds__(kThreads, 1)
   using Cfg = TileConfig<D, kBlockN>;
   constexpr int kStages = Cfg::kStages;
   constexpr int kQStages = Cfg::kQStages;
-  constexpr int kChunks = Cfg::kChunks;
 
   extern __shared__ __align__(1024) uint8_t smem_raw[];
-  // The 128-byte swizzle pattern repeats every 1024 bytes of address, and
-  // wgmma and TMA must agree on it: align every tile to 1024.
-  const uint32_t smem_base = (SmemAddr(smem_raw) + 1023u) & ~1023u;
-  const uint32_t smem_q = smem_base;
-  const uint32_t smem_k = smem_q + kQStages * Cfg::kQBytes;
-  const uint32_t smem_v = smem_k + kStages * Cfg::kKvBytes;
-  const uint32_t bar_q_full = smem_v + kStages * Cfg::kKvBytes;
-  const uint32_t bar_q_empty = bar_q_full + 8 * kQStages;
-  const uint32_t bar_k_full = bar_q_empty + 8 * kQStages;
-  const uint32_t bar_v_full = bar_k_full + 8 * kStages;
-  const uint32_t bar_k_empty = bar_v_full + 8 * kStages;
-  const uint32_t bar_v_empty = bar_k_empty + 8 * kStages;
+  const SmemMap<Cfg> sm(smem_raw);
   const int num_units = NumUnits(p);
-
   const int warpgroup = threadIdx.x / 128;
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < kQStages; ++s) {
-      MbarInit(bar_q_full + 8 * s, 1);
-      MbarInit(bar_q_empty + 8 * s, 8);  // lane 0 of each consumer warp
-    }
-    for (int s = 0; s < kStages; ++s) {
-      MbarInit(bar_k_full + 8 * s, 1);
-      MbarInit(bar_v_full + 8 * s, 1);
-      MbarInit(bar_k_empty + 8 * s, 8);
-      MbarInit(bar_v_empty + 8 * s, 8);
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  }
+  if (threadIdx.x == 0) sm.InitBarriers(8);
   __syncthreads();
 
   if (warpgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n" ::: "memory");
-    if (threadIdx.x != 0) return;
-    // Producer: one thread walks the same tiles as the consumers and keeps
-    // the Q buffers and the K/V ring full.
-    int kv_iter = 0;
-    int q_iter = 0;
-    for (int unit = blockIdx.x; unit < num_units; unit += gridDim.x) {
-      const int tiles = TilesInUnit(unit, p);
-      for (int sub = 0; sub < tiles; ++sub) {
-        const TileCoord tc = UnitTile(unit, sub, p);
-        const int m0 = tc.m_tile * kBlockM;
-        const int n_blocks = KvBlocks<kBlockN>(m0, p);
-        if (n_blocks == 0) continue;
-        const int head_kv = tc.head / (p.heads / p.heads_kv);
-        const int qs = q_iter % kQStages;
-        if (q_iter >= kQStages) MbarWait(bar_q_empty + 8 * qs, ((q_iter / kQStages) & 1) ^ 1);
-        MbarExpectTx(bar_q_full + 8 * qs, Cfg::kQBytes);
-        for (int c = 0; c < kChunks; ++c) {
-          TmaLoad4d(smem_q + qs * Cfg::kQBytes + c * kBlockM * kSwizzleBytes, &tmap_q, c * 64,
-                    tc.head, m0, tc.batch, bar_q_full + 8 * qs);
-        }
-        ++q_iter;
-        for (int it = 0; it < n_blocks; ++it, ++kv_iter) {
-          const int n = n_blocks - 1 - it;
-          const int s = kv_iter % kStages;
-          const uint32_t phase = (kv_iter / kStages) & 1;
-          if (kv_iter >= kStages) MbarWait(bar_k_empty + 8 * s, phase ^ 1);
-          MbarExpectTx(bar_k_full + 8 * s, Cfg::kKvBytes);
-          for (int c = 0; c < kChunks; ++c) {
-            TmaLoad4d(smem_k + s * Cfg::kKvBytes + c * kBlockN * kSwizzleBytes, &tmap_k, c * 64,
-                      head_kv, n * kBlockN, tc.batch, bar_k_full + 8 * s);
-          }
-          if (kv_iter >= kStages) MbarWait(bar_v_empty + 8 * s, phase ^ 1);
-          MbarExpectTx(bar_v_full + 8 * s, Cfg::kKvBytes);
-          for (int c = 0; c < kChunks; ++c) {
-            TmaLoad4d(smem_v + s * Cfg::kKvBytes + c * kBlockN * kSwizzleBytes, &tmap_v, c * 64,
-                      head_kv, n * kBlockN, tc.batch, bar_v_full + 8 * s);
-          }
-        }
-      }
-    }
+    if (threadIdx.x == 0) RunProducer(sm, &tmap_q, &tmap_k, &tmap_v, p);
     return;
   }
 
   // Paid exactly by the producer's decrease: 128 x (168 - 24) = 2 x 128 x (240 - 168).
   asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n" ::: "memory");
   const int consumer = warpgroup - 1;
-  const int t = threadIdx.x % 128;
-  const int warp = t / 32;
-  const int lane = t % 32;
-  const int quad_row = lane / 4;  // row within the warp's 8-row slab
-  const int quad_col = lane % 4;
-  const float scale_log2 = p.scale_log2;
-  const int causal_offset = p.s_k - p.s_q;
-  using Elem = typename std::conditional<kBf16, __nv_bfloat16, __half>::type;
 
-  // Pingpong: the two consumer warpgroups take turns issuing their matrix
-  // products (named barriers 1 and 2), so one's softmax runs while the
-  // other's products keep the tensor cores busy. Consumer 1 lets consumer 0
-  // go first.
+  // Pingpong as in the d = 64 kernel, with the barrier ids as immediates:
+  // passed in a register, they made ptxas rebuild the wgmma descriptors in
+  // every thread (the loop grew by 30%).
   auto wait_turn = [&]() {
     if (consumer == 0) {
       asm volatile("bar.sync 1, 256;\n" ::: "memory");
@@ -922,7 +916,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       const TileCoord tc = UnitTile(unit, sub, p);
       const int m0 = tc.m_tile * kBlockM;
       const int n_blocks = KvBlocks<kBlockN>(m0, p);
-      const int row_base = m0 + consumer * 64 + warp * 16 + quad_row;  // rows row_base, +8
+      const ConsumerLane cl(consumer, m0);
 
       float o_acc[D / 2];
 #pragma unroll
@@ -931,82 +925,24 @@ __global__ void __launch_bounds__(kThreads, 1)
       float row_sum[2] = {0.f, 0.f};
       const int qs = q_iter % kQStages;
 
-      // S = Q K^T for the block in ring slot s, into s_acc (issued, not waited).
-      auto issue_qk = [&](float (&s_acc)[kBlockN / 2], int s) {
-        WgmmaFence();
-#pragma unroll
-        for (int kk = 0; kk < D / 16; ++kk) {
-          const uint64_t desc_q =
-              MakeDesc(smem_q + qs * Cfg::kQBytes + (kk / 4) * kBlockM * kSwizzleBytes +
-                           consumer * 64 * kSwizzleBytes + (kk % 4) * 32,
-                       16);
-          const uint64_t desc_k = MakeDesc(
-              smem_k + s * Cfg::kKvBytes + (kk / 4) * kBlockN * kSwizzleBytes + (kk % 4) * 32,
-              16);
-          Wgmma<kBlockN, kBf16>::Ss(s_acc, desc_q, desc_k, kk > 0 ? 1u : 0u);
-        }
-        WgmmaCommit();
-      };
-      // O += P V for the block in ring slot s (issued, not waited).
-      auto issue_pv = [&](const uint32_t (&p_frag)[kBlockN / 4], int s) {
-        WgmmaFence();
-#pragma unroll
-        for (int kk = 0; kk < kBlockN / 16; ++kk) {
-          const uint64_t desc_v = MakeDesc(smem_v + s * Cfg::kKvBytes + kk * 16 * kSwizzleBytes,
-                                           kBlockN * kSwizzleBytes);
-          Wgmma<D, kBf16>::Rs(o_acc, p_frag[4 * kk], p_frag[4 * kk + 1], p_frag[4 * kk + 2],
-                              p_frag[4 * kk + 3], desc_v);
-        }
-        WgmmaCommit();
-      };
-      // Sets scores of keys a row may not see to -inf: past s_k, or past the
-      // causal diagonal.
-      auto need_mask = [&](int n) {
-        return (n * kBlockN + kBlockN > p.s_k) ||
-               (p.causal && n * kBlockN + kBlockN - 1 > m0 + causal_offset);
-      };
-      auto mask = [&](float (&s_acc)[kBlockN / 2], int n) {
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          const int row = row_base + 8 * r;
-          const int limit = p.causal ? min(p.s_k, row + causal_offset + 1) : p.s_k;
-#pragma unroll
-          for (int nn = 0; nn < kBlockN / 8; ++nn) {
-#pragma unroll
-            for (int j = 0; j < 2; ++j) {
-              const int key = n * kBlockN + nn * 8 + 2 * quad_col + j;
-              if (key >= limit) s_acc[nn * 4 + r * 2 + j] = -INFINITY;
-            }
-          }
-        }
-      };
-      // The S accumulator layout of two adjacent 8-column chunks is exactly
-      // the A-operand register layout of one k16 step: pack pairs in order.
-      auto to_p = [&](const float (&s_acc)[kBlockN / 2], uint32_t (&p_frag)[kBlockN / 4]) {
-#pragma unroll
-        for (int i = 0; i < kBlockN / 4; ++i) {
-          p_frag[i] = PackPair<kBf16>(s_acc[2 * i], s_acc[2 * i + 1]);
-        }
-      };
-
       if (n_blocks > 0) {
-        MbarWait(bar_q_full + 8 * qs, (q_iter / kQStages) & 1);
+        MbarWait(sm.q_full + 8 * qs, (q_iter / kQStages) & 1);
         ++q_iter;
         float s_acc[kBlockN / 2];
         uint32_t p_frag[kBlockN / 4];
         float correction[2];
 
         int s = kv_iter % kStages;
-        MbarWait(bar_k_full + 8 * s, (kv_iter / kStages) & 1);
+        MbarWait(sm.k_full + 8 * s, (kv_iter / kStages) & 1);
         wait_turn();
-        issue_qk(s_acc, s);
+        IssueQk<Cfg, kBf16>(s_acc, sm, qs, consumer, s);
         pass_turn();
         WgmmaWait<0>();
         FenceRegs(s_acc);
-        MbarArriveIf(bar_k_empty + 8 * s, lane == 0);
-        if (need_mask(n_blocks - 1)) mask(s_acc, n_blocks - 1);
-        SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, scale_log2);
-        to_p(s_acc, p_frag);
+        MbarArriveIf(sm.k_empty + 8 * s, cl.lane == 0);
+        if (NeedsMask<kBlockN>(n_blocks - 1, m0, p)) MaskScores<kBlockN>(s_acc, n_blocks - 1, cl, p);
+        SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, p.scale_log2);
+        ToP<kBlockN, kBf16>(s_acc, p_frag);
 
         // Steady state: S of block it is issued, then P V of block it-1
         // behind it; the softmax of block it overlaps that P V product, and
@@ -1015,18 +951,18 @@ __global__ void __launch_bounds__(kThreads, 1)
         // loop so that neither copy branches between issue and softmax.
         auto step = [&](auto masked, int it) {
           const int s_next = (kv_iter + 1) % kStages;
-          MbarWait(bar_k_full + 8 * s_next, ((kv_iter + 1) / kStages) & 1);
-          MbarWait(bar_v_full + 8 * s, (kv_iter / kStages) & 1);
+          MbarWait(sm.k_full + 8 * s_next, ((kv_iter + 1) / kStages) & 1);
+          MbarWait(sm.v_full + 8 * s, (kv_iter / kStages) & 1);
           wait_turn();
-          issue_qk(s_acc, s_next);
+          IssueQk<Cfg, kBf16>(s_acc, sm, qs, consumer, s_next);
           FenceRegs(o_acc);
-          issue_pv(p_frag, s);
+          IssuePv<Cfg, kBf16>(o_acc, p_frag, sm, s);
           pass_turn();
           WgmmaWait<1>();
           FenceRegs(s_acc);
-          MbarArriveIf(bar_k_empty + 8 * s_next, lane == 0);
-          if constexpr (decltype(masked)::value) mask(s_acc, n_blocks - 1 - it);
-          SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, scale_log2);
+          MbarArriveIf(sm.k_empty + 8 * s_next, cl.lane == 0);
+          if constexpr (decltype(masked)::value) MaskScores<kBlockN>(s_acc, n_blocks - 1 - it, cl, p);
+          SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, p.scale_log2);
           // Keep the softmax above the wait for P V: arithmetic is free to
           // move past a volatile asm.
           FenceRegs(s_acc);
@@ -1043,77 +979,30 @@ __global__ void __launch_bounds__(kThreads, 1)
           }
           WgmmaWait<0>();
           FenceRegs(o_acc);
-          MbarArriveIf(bar_v_empty + 8 * s, lane == 0);
-#pragma unroll
-          for (int dn = 0; dn < D / 8; ++dn) {
-            o_acc[dn * 4 + 0] *= correction[0];
-            o_acc[dn * 4 + 1] *= correction[0];
-            o_acc[dn * 4 + 2] *= correction[1];
-            o_acc[dn * 4 + 3] *= correction[1];
-          }
-          to_p(s_acc, p_frag);
+          MbarArriveIf(sm.v_empty + 8 * s, cl.lane == 0);
+          RescaleO<D>(o_acc, correction);
+          ToP<kBlockN, kBf16>(s_acc, p_frag);
           ++kv_iter;
           s = s_next;
         };
         int it = 1;
-        for (; it < n_blocks && need_mask(n_blocks - 1 - it); ++it) step(std::true_type(), it);
+        for (; it < n_blocks && NeedsMask<kBlockN>(n_blocks - 1 - it, m0, p); ++it) {
+          step(std::true_type(), it);
+        }
         for (; it < n_blocks; ++it) step(std::false_type(), it);
         // Q's last reader, the final S product, has completed.
-        MbarArriveIf(bar_q_empty + 8 * qs, lane == 0);
-        MbarWait(bar_v_full + 8 * s, (kv_iter / kStages) & 1);
+        MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0);
+        MbarWait(sm.v_full + 8 * s, (kv_iter / kStages) & 1);
         wait_turn();
         FenceRegs(o_acc);
-        issue_pv(p_frag, s);
+        IssuePv<Cfg, kBf16>(o_acc, p_frag, sm, s);
         pass_turn();
         WgmmaWait<0>();
         FenceRegs(o_acc);
-        MbarArriveIf(bar_v_empty + 8 * s, lane == 0);
+        MbarArriveIf(sm.v_empty + 8 * s, cl.lane == 0);
         ++kv_iter;
       }
-
-      // Epilogue: normalize, pack, then store O (columns < d) and the LSE.
-      // Every packed value is computed before the first store, so the stores
-      // issue back to back; computed in between, each waited for the one
-      // before it to release its data register (ncu at s = 512: 21-31% of
-      // the consumers' stall samples sat in this epilogue). Measured: about
-      // +2% at d = 64 and neutral at d >= 128, where the other consumer's
-      // products already covered those stalls.
-      Elem* o_base = static_cast<Elem*>(p.o) + tc.batch * p.o_stride_b + tc.head * p.o_stride_h;
-      float inv[2];
-      float lse[2];
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        float sum = row_sum[r];
-        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-        sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-        inv[r] = sum > 0.f ? 1.f / sum : 0.f;
-        lse[r] = sum > 0.f ? (row_max[r] * scale_log2 + log2f(sum)) * kLn2 : -INFINITY;
-      }
-      uint32_t packed[2][D / 8];
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-#pragma unroll
-        for (int dn = 0; dn < D / 8; ++dn) {
-          packed[r][dn] = PackPair<kBf16>(o_acc[dn * 4 + r * 2] * inv[r],
-                                          o_acc[dn * 4 + r * 2 + 1] * inv[r]);
-          asm volatile("" : "+r"(packed[r][dn])::"memory");
-        }
-      }
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        const int row = row_base + 8 * r;
-        if (row >= p.s_q) continue;
-        Elem* o_row = o_base + row * p.o_stride_s;
-#pragma unroll
-        for (int dn = 0; dn < D / 8; ++dn) {
-          const int col = dn * 8 + 2 * quad_col;
-          if (col < p.d) *reinterpret_cast<uint32_t*>(o_row + col) = packed[r][dn];
-        }
-        if (quad_col == 0) {
-          p.lse[tc.batch * p.lse_stride_b + tc.head * p.lse_stride_h + row * p.lse_stride_s] =
-              lse[r];
-        }
-      }
+      StoreTile<D, kBf16>(o_acc, row_max, row_sum, tc, cl, p);
     }
   }
   // Consume consumer 1's last hand-over so no barrier arrival is left pending.
