@@ -74,5 +74,12 @@ TEST_CASE("Timing summary and the stopping rule", "[timing]") {
   CHECK_FALSE(TimingIsStable(SummarizeTimings(noisy), 10, 0.5));
 }
 
+TEST_CASE("Warm-up lasts a quarter of the time cap, at most 0.25 s", "[timing]") {
+  CHECK(WarmupSeconds(0.4) == Approx(0.1));
+  CHECK(WarmupSeconds(1.0) == Approx(0.25));
+  CHECK(WarmupSeconds(10.0) == Approx(0.25));
+  CHECK(WarmupSeconds(0.0) == Approx(0.0));
+}
+
 }  // namespace
 }  // namespace kseek::runner

@@ -18,7 +18,8 @@ and prints one JSON document on stdout:
 Progress goes to stderr as "progress I/N ID". Each backend gets its inputs in
 its own best layout (SDPA: [b, h, s, d]; FlashAttention 3/4: [b, s, h, d]),
 made before timing. Timing matches kseek-runner: CUDA events around the call
-only, the device synchronised before the end event is read, warm-up, L2
+only, the device synchronised before the end event is read, warm-up (the
+same repetitions, untimed, for a quarter of the cap up to 0.25 s), L2
 flushed by writing a buffer larger than L2 before each repetition, and
 repetitions until the standard error is under 0.5% of the median or the time
 cap. Clocks are left as they are. A scenario a backend cannot run (e.g. a
@@ -109,19 +110,30 @@ def main():
             _, layout = call_factory(None, None, None, causal, s_q, s_k, h, h_kv)
             q, k, v = make(s_q, h, layout), make(s_k, h_kv, layout), make(s_k, h_kv, layout)
             run, _ = call_factory(q, k, v, causal, s_q, s_k, h, h_kv)
-            for _ in range(3):
-                run()
-            torch.cuda.synchronize()
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            times = []
-            t0 = time.monotonic()
-            while True:
-                flush.fill_(i & 0xFF)
+
+            def repetition(rep):
+                flush.fill_(rep & 0xFF)
                 start.record()
                 run()
                 end.record()
                 torch.cuda.synchronize()
-                times.append(start.elapsed_time(end))
+                return start.elapsed_time(end)
+
+            # Warm-up: the same repetitions, untimed, for at least 3 and for
+            # kseek-runner's WarmupSeconds (a quarter of the cap, at most
+            # 0.25 s), so that both sides are timed once the clock has
+            # settled under their own load.
+            warm_seconds = min(0.25, max_seconds / 4)
+            t0 = time.monotonic()
+            rep = 0
+            while rep < 3 or time.monotonic() - t0 < warm_seconds:
+                repetition(rep)
+                rep += 1
+            times = []
+            t0 = time.monotonic()
+            while True:
+                times.append(repetition(len(times)))
                 if len(times) >= 10:
                     med = statistics.median(times)
                     sem = statistics.stdev(times) / math.sqrt(len(times))

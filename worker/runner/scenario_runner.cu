@@ -329,31 +329,39 @@ absl::Status ScenarioRunner::Bench(const KseekArgs& args, ScenarioResult* result
     }
     return absl::OkStatus();
   };
-  // Warm-up: instruction cache, lazy module loading, clocks ramping up.
-  const Clock::time_point warm_start = Clock::now();
-  const double warm_cap = std::min(1.0, options_.bench_seconds / 4);
-  for (int i = 0; i < 50 && (i < 3 || SecondsSince(warm_start) < warm_cap); ++i) {
-    absl::Status s = launch_checked("warm-up");
+  // One repetition: flush L2, then the launch between two events, the whole
+  // device synchronised before the end event is read (so work hidden on
+  // another stream is waited for). A failure marks the scenario failed; the
+  // status is not OK only where the GPU context is lost.
+  auto repetition = [&](int rep, const char* phase, float* ms) -> absl::Status {
+    cudaError_t err = cudaMemsetAsync(flush_.data(), rep & 0xFF, flush_.bytes(), launch_stream_);
+    if (err == cudaSuccess) err = cudaEventRecord(start_, launch_stream_);
+    if (err != cudaSuccess) return FailWithCudaError(result, absl::StrCat(phase, ": ", CudaText(err)));
+    absl::Status s = launch_checked(phase);
     if (result->status == ScenarioStatus::kFail || !s.ok()) return s;
-    cudaError_t err = cudaStreamSynchronize(launch_stream_);
-    if (err != cudaSuccess) return FailWithCudaError(result, "warm-up: " + CudaText(err));
+    err = cudaEventRecord(stop_, launch_stream_);
+    if (err == cudaSuccess) err = cudaDeviceSynchronize();
+    if (err == cudaSuccess) err = cudaEventElapsedTime(ms, start_, stop_);
+    if (err != cudaSuccess) return FailWithCudaError(result, absl::StrCat(phase, ": ", CudaText(err)));
+    return absl::OkStatus();
+  };
+  // Warm-up (instruction cache, lazy module loading, and the clock settling
+  // under this kernel's own load; see WarmupSeconds): the same repetitions,
+  // untimed.
+  float ms = 0;
+  const Clock::time_point warm_start = Clock::now();
+  const double warm_seconds = WarmupSeconds(options_.bench_seconds);
+  for (int rep = 0; rep < 3 || SecondsSince(warm_start) < warm_seconds; ++rep) {
+    absl::Status s = repetition(rep, "warm-up", &ms);
+    if (result->status == ScenarioStatus::kFail || !s.ok()) return s;
   }
 
   result->clock_before = clock_->Read();
   std::vector<double> samples;
   const Clock::time_point start = Clock::now();
   for (int rep = 0; rep < 5000; ++rep) {
-    cudaError_t err = cudaMemsetAsync(flush_.data(), rep & 0xFF, flush_.bytes(), launch_stream_);
-    if (err == cudaSuccess) err = cudaEventRecord(start_, launch_stream_);
-    if (err != cudaSuccess) return FailWithCudaError(result, "timing: " + CudaText(err));
-    absl::Status s = launch_checked("timing");
+    absl::Status s = repetition(rep, "timing", &ms);
     if (result->status == ScenarioStatus::kFail || !s.ok()) return s;
-    err = cudaEventRecord(stop_, launch_stream_);
-    // The whole device, not just the stream, so work hidden elsewhere is waited for.
-    if (err == cudaSuccess) err = cudaDeviceSynchronize();
-    float ms = 0;
-    if (err == cudaSuccess) err = cudaEventElapsedTime(&ms, start_, stop_);
-    if (err != cudaSuccess) return FailWithCudaError(result, "timing: " + CudaText(err));
     samples.push_back(ms);
     const size_t n = samples.size();
     if (n >= static_cast<size_t>(options_.min_reps) && (n < 100 || n % 10 == 0) &&

@@ -42,4 +42,6 @@ bool TimingIsStable(const TimingSummary& summary, int min_reps, double max_stder
   return summary.reps >= min_reps && summary.stderr_pct < max_stderr_pct;
 }
 
+double WarmupSeconds(double bench_seconds) { return std::clamp(bench_seconds / 4, 0.0, 0.25); }
+
 }  // namespace kseek::runner

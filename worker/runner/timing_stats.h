@@ -26,6 +26,15 @@ TimingSummary SummarizeTimings(std::vector<double> samples_ms);
 // below `max_stderr_pct` percent of the median.
 bool TimingIsStable(const TimingSummary& summary, int min_reps, double max_stderr_pct);
 
+// How long a bench repeats a launch, untimed, before timing it: a quarter of
+// the time cap, at most 0.25 s (and at least 3 launches, the caller's rule).
+// Long enough for the clock to settle where the GPU's power limit puts it
+// under this kernel's own load. With a few launches only, a long kernel was
+// timed at whatever clock the previous work had left: on the H200, 1.98 GHz
+// after idle against 1.56-1.70 GHz sustained at the 690 W limit. The
+// baseline script (worker/baselines/) applies the same rule.
+double WarmupSeconds(double bench_seconds);
+
 }  // namespace kseek::runner
 
 #endif  // KERNELSEEK_WORKER_RUNNER_TIMING_STATS_H_
