@@ -1,7 +1,8 @@
 // FlashAttention forward for Hopper (sm_90a), one file, no dependency beyond
 // the CUDA toolkit headers. Lab notebook: docs/kernels/attention_fwd_sm90.md.
 //
-// Fast path (bf16/fp16, d in {64, 96, 128, 192, 256}, 16-byte aligned rows):
+// Fast path (bf16/fp16, d in {64, 96, 128, 192, 256}, 16-byte aligned rows
+// of Q, K, V and O):
 // a persistent grid, one CTA per multiprocessor, each CTA walking 128-row
 // query tiles. Warpgroup 0 is the producer: one thread issues TMA loads of Q
 // (two buffers where shared memory allows) and of K and V into a ring of
@@ -15,7 +16,9 @@
 // exponentials, keeps the softmax after both products
 // (AttentionFwdSerialSoftmaxKernel), which measured faster there; that kernel
 // runs three consumers (192-row tiles, turn passed round three named
-// barriers) except on causal inputs of up to 2048 keys.
+// barriers) except on causal inputs of up to 2048 keys. A finished tile's O
+// is packed into shared memory (its own buffer, or the Q buffer where no room
+// is left) and written by a TMA store, which the consumers do not wait for.
 //
 // Without a mask a work unit is one query tile; with the causal mask it is
 // the pair of query tiles j and M-1-j of one (batch, head), equal in cost, so
@@ -96,7 +99,10 @@ constexpr float kLn2 = 0.6931471805599453f;
 // Tile shapes: D is the padded head dimension, kBlockN the keys per K/V
 // block. Shared memory holds kQStages Q tiles and kStages (K, V) blocks; the
 // consumers' registers hold O (D/2 floats per thread), S (kBlockN/2) and P
-// (kBlockN/4), which bounds kBlockN: 176 for D = 128, 80 for D = 256.
+// (kBlockN/4), which bounds kBlockN: 176 for D = 128 (128 is used), 80 for
+// D = 256.
+// Layout of every tile in shared memory: 64-column chunks of 128-byte rows,
+// 128-byte swizzled (the 16-byte unit u of row r sits at u ^ (r % 8)).
 template <int D, int BlockN, int Rows = kBlockM>
 struct TileConfig {
   static constexpr int kD = D;
@@ -111,8 +117,13 @@ struct TileConfig {
       (1024 + 2 * kQBytes + 2 * kStages * kKvBytes + 8 * (4 + 4 * kStages) <= kMaxSmem) ? 2 : 1;
   static constexpr int kChunks = D / 64;  // 128-byte-wide column chunks
   static constexpr int kBarrierBytes = 8 * (2 * kQStages + 4 * kStages);
-  static constexpr int kSmemBytes =
-      1024 + kQStages * kQBytes + 2 * kStages * kKvBytes + kBarrierBytes;
+  // O leaves through shared memory and TMA stores: in a buffer of its own
+  // where one fits, else in the Q buffer it was computed from (each consumer
+  // in its own rows, which only its products read).
+  static constexpr bool kOwnOBuffer =
+      1024 + (kQStages + 1) * kQBytes + 2 * kStages * kKvBytes + kBarrierBytes <= kMaxSmem;
+  static constexpr int kSmemBytes = 1024 + (kQStages + (kOwnOBuffer ? 1 : 0)) * kQBytes +
+                                    2 * kStages * kKvBytes + kBarrierBytes;
   static_assert(kSmemBytes <= kMaxSmem, "tile does not fit in shared memory");
   static_assert(kBlockN % 16 == 0 && kBlockN <= 256, "kBlockN must be a wgmma N and k16 multiple");
 };
@@ -166,6 +177,36 @@ __device__ __forceinline__ void TmaLoad4d(uint32_t dst, const CUtensorMap* map, 
       " [%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(dst),
       "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
       : "memory");
+}
+
+// O tile from shared memory to global, by one thread; rows and columns past
+// the tensor's end are not written.
+__device__ __forceinline__ void TmaStore4d(const CUtensorMap* map, uint32_t src, int c0, int c1,
+                                           int c2, int c3) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5}], [%1];\n" ::"l"(
+          reinterpret_cast<uint64_t>(map)),
+      "r"(src), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+      : "memory");
+}
+__device__ __forceinline__ void BulkCommit() {
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+// Until this thread's committed stores have read their shared memory.
+__device__ __forceinline__ void BulkWaitRead() {
+  asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+// Until this thread's committed stores are done.
+__device__ __forceinline__ void BulkWait() {
+  asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+}
+// Makes this thread's shared-memory writes visible to TMA (the async proxy).
+__device__ __forceinline__ void FenceProxyAsync() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+// Named barrier of one consumer warpgroup (ids 4.., past the turn barriers).
+__device__ __forceinline__ void ConsumerSync(int consumer) {
+  asm volatile("bar.sync %0, 128;\n" ::"r"(4 + consumer) : "memory");
 }
 
 __device__ __forceinline__ void WgmmaFence() {
@@ -329,32 +370,6 @@ struct Wgmma<128, false> {
 };
 
 template <>
-struct Wgmma<176, true> {
-  static __device__ __forceinline__ void Ss(float (&d)[88], uint64_t desc_a,
-                                          uint64_t desc_b, uint32_t accumulate) {
-    asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n176k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87}, %88, %89, p, 1, 1, 0, 0;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87])
-      : "l"(desc_a), "l"(desc_b), "r"(accumulate)
-      : "memory");
-  }
-};
-
-template <>
-struct Wgmma<176, false> {
-  static __device__ __forceinline__ void Ss(float (&d)[88], uint64_t desc_a,
-                                          uint64_t desc_b, uint32_t accumulate) {
-    asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n176k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87}, %88, %89, p, 1, 1, 0, 0;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87])
-      : "l"(desc_a), "l"(desc_b), "r"(accumulate)
-      : "memory");
-  }
-};
-
-template <>
 struct Wgmma<256, true> {
   static __device__ __forceinline__ void Rs(float (&d)[128], uint32_t a0, uint32_t a1,
                                           uint32_t a2, uint32_t a3, uint64_t desc_b) {
@@ -495,13 +510,15 @@ __device__ __forceinline__ void SoftmaxStep(float (&s_acc)[kBlockN / 2], float (
 template <class Cfg>
 struct SmemMap {
   uint32_t q, k, v;  // Q buffers, then the K and V halves of the ring
+  uint32_t o;        // O staging buffer, or 0: O goes out through its Q buffer
   uint32_t q_full, q_empty, k_full, v_full, k_empty, v_empty;  // one mbarrier per stage
 
   __device__ __forceinline__ explicit SmemMap(const uint8_t* raw) {
     q = (SmemAddr(raw) + 1023u) & ~1023u;
     k = q + Cfg::kQStages * Cfg::kQBytes;
     v = k + Cfg::kStages * Cfg::kKvBytes;
-    q_full = v + Cfg::kStages * Cfg::kKvBytes;
+    o = Cfg::kOwnOBuffer ? v + Cfg::kStages * Cfg::kKvBytes : 0;
+    q_full = v + Cfg::kStages * Cfg::kKvBytes + (Cfg::kOwnOBuffer ? Cfg::kQBytes : 0);
     q_empty = q_full + 8 * Cfg::kQStages;
     k_full = q_empty + 8 * Cfg::kQStages;
     v_full = k_full + 8 * Cfg::kStages;
@@ -676,19 +693,21 @@ __device__ __forceinline__ void RescaleO(float (&o_acc)[D / 2], const float (&co
   }
 }
 
-// Epilogue: normalize, pack, then store this thread's O (columns < d) and
-// LSE. Every packed value is computed before the first store, so the stores
-// issue back to back; computed in between, each waited for the one before it
-// to release its data register (ncu at s = 512: 21-31% of the consumers'
-// stall samples sat in this epilogue). Measured: about +2% at d = 64 and
-// neutral at d >= 128, where the other consumer's products already covered
-// those stalls.
-template <int D, bool kBf16>
-__device__ __forceinline__ void StoreTile(const float (&o_acc)[D / 2], const float (&row_max)[2],
-                                          const float (&row_sum)[2], const TileCoord& tc,
-                                          const ConsumerLane& cl, const FwdParams& p) {
-  using Elem = typename std::conditional<kBf16, __nv_bfloat16, __half>::type;
-  Elem* o_base = static_cast<Elem*>(p.o) + tc.batch * p.o_stride_b + tc.head * p.o_stride_h;
+// Epilogue of a tile with at least one visible key: normalize and pack O,
+// write it into shared memory in the TMA layout, and let one thread of the
+// warpgroup store it with TMA (rows past s_q and columns past d are not
+// written). Plain 4-byte stores from the accumulator layout cost 1.6 us per
+// 128 x 128 tile on the H200, 17% of a tile at s = 512: each warp store
+// wrote 16 bytes in each of 8 rows. Then the LSE, with plain stores.
+// Where O goes out through the Q buffer, that buffer is released only once
+// the TMA store has read it.
+template <class Cfg, bool kBf16>
+__device__ __forceinline__ void StoreTile(const float (&o_acc)[Cfg::kD / 2],
+                                          const float (&row_max)[2], const float (&row_sum)[2],
+                                          const TileCoord& tc, int m0, const ConsumerLane& cl,
+                                          const SmemMap<Cfg>& sm, int qs,
+                                          const CUtensorMap* tmap_o, const FwdParams& p) {
+  constexpr int D = Cfg::kD;
   float inv[2];
   float lse[2];
 #pragma unroll
@@ -699,28 +718,67 @@ __device__ __forceinline__ void StoreTile(const float (&o_acc)[D / 2], const flo
     inv[r] = sum > 0.f ? 1.f / sum : 0.f;
     lse[r] = sum > 0.f ? (row_max[r] * p.scale_log2 + log2f(sum)) * kLn2 : -INFINITY;
   }
-  uint32_t packed[2][D / 8];
+  const bool issuer = threadIdx.x % 128 == 0;
+  const uint32_t stage =
+      (Cfg::kOwnOBuffer ? sm.o : sm.q + qs * Cfg::kQBytes) + cl.consumer * 64 * kSwizzleBytes;
+  // The buffer is free once the previous tile's store has read it (own
+  // buffer), or once every warp is past its last product (Q buffer).
+  if (Cfg::kOwnOBuffer && issuer) BulkWaitRead();
+  ConsumerSync(cl.consumer);
+  const int t = threadIdx.x % 128;
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
+    const int row = (t / 32) * 16 + t % 32 / 4 + 8 * r;  // within the consumer's 64
 #pragma unroll
     for (int dn = 0; dn < D / 8; ++dn) {
-      packed[r][dn] =
-          PackPair<kBf16>(o_acc[dn * 4 + r * 2] * inv[r], o_acc[dn * 4 + r * 2 + 1] * inv[r]);
-      asm volatile("" : "+r"(packed[r][dn])::"memory");
+      const uint32_t addr = stage + (dn / 8) * Cfg::kRows * kSwizzleBytes + row * kSwizzleBytes +
+                            (((dn % 8) ^ (row % 8)) * 16) + cl.quad_col * 4;
+      const uint32_t v = PackPair<kBf16>(o_acc[dn * 4 + r * 2] * inv[r],
+                                         o_acc[dn * 4 + r * 2 + 1] * inv[r]);
+      asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
     }
   }
+  FenceProxyAsync();
+  ConsumerSync(cl.consumer);
+  if (issuer) {
+    for (int c = 0; c < Cfg::kChunks; ++c) {
+      TmaStore4d(tmap_o, stage + c * Cfg::kRows * kSwizzleBytes, c * 64, tc.head,
+                 m0 + cl.consumer * 64, tc.batch);
+    }
+    BulkCommit();
+    if (!Cfg::kOwnOBuffer) BulkWaitRead();
+  }
+  if (!Cfg::kOwnOBuffer) MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0);
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int row = cl.row_base + 8 * r;
+    if (row < p.s_q && cl.quad_col == 0) {
+      p.lse[tc.batch * p.lse_stride_b + tc.head * p.lse_stride_h + row * p.lse_stride_s] = lse[r];
+    }
+  }
+}
+
+// A tile whose rows see no key (causal, s_q > s_k): O = 0 and LSE = -inf,
+// with plain stores (no Q was loaded for it, so there is no buffer to stage
+// through). Rare; never on the perf grid.
+template <int D, bool kBf16>
+__device__ __forceinline__ void StoreEmptyTile(const TileCoord& tc, const ConsumerLane& cl,
+                                               const FwdParams& p) {
+  using Elem = typename std::conditional<kBf16, __nv_bfloat16, __half>::type;
+  Elem* o_base = static_cast<Elem*>(p.o) + tc.batch * p.o_stride_b + tc.head * p.o_stride_h;
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     const int row = cl.row_base + 8 * r;
     if (row >= p.s_q) continue;
     Elem* o_row = o_base + row * p.o_stride_s;
-#pragma unroll
+#pragma unroll 1
     for (int dn = 0; dn < D / 8; ++dn) {
       const int col = dn * 8 + 2 * cl.quad_col;
-      if (col < p.d) *reinterpret_cast<uint32_t*>(o_row + col) = packed[r][dn];
+      if (col < p.d) *reinterpret_cast<uint32_t*>(o_row + col) = 0u;
     }
     if (cl.quad_col == 0) {
-      p.lse[tc.batch * p.lse_stride_b + tc.head * p.lse_stride_h + row * p.lse_stride_s] = lse[r];
+      p.lse[tc.batch * p.lse_stride_b + tc.head * p.lse_stride_h + row * p.lse_stride_s] =
+          -INFINITY;
     }
   }
 }
@@ -733,9 +791,11 @@ template <int D, bool kBf16, int kConsumers>
 __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     AttentionFwdSerialSoftmaxKernel(const __grid_constant__ CUtensorMap tmap_q,
                                     const __grid_constant__ CUtensorMap tmap_k,
-                                    const __grid_constant__ CUtensorMap tmap_v, const FwdParams p) {
+                                    const __grid_constant__ CUtensorMap tmap_v,
+                                    const __grid_constant__ CUtensorMap tmap_o, const FwdParams p) {
   constexpr int kBlockN = 128;
   using Cfg = TileConfig<D, kBlockN, 64 * kConsumers>;
+  static_assert(Cfg::kOwnOBuffer, "this kernel releases Q after its last product");
   constexpr int kStages = Cfg::kStages;
   constexpr int kQStages = Cfg::kQStages;
 
@@ -853,10 +913,14 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
         FenceRegs(o_acc);
         if (cl.lane == 0) MbarArrive(sm.v_empty + 8 * s);
         ++kv_iter;
+        StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, qs, &tmap_o, p);
+      } else {
+        StoreEmptyTile<D, kBf16>(tc, cl, p);
       }
-      StoreTile<D, kBf16>(o_acc, row_max, row_sum, tc, cl, p);
     }
   }
+  // The last stores must be done before the CTA's shared memory goes away.
+  if (threadIdx.x % 128 == 0) BulkWait();
   // Consume the last consumer's final hand-over so no arrival is left pending.
   if (consumer == 0) wait_turn();
 }
@@ -867,7 +931,8 @@ template <int D, int kBlockN, bool kBf16>
 __global__ void __launch_bounds__(kThreads, 1)
     AttentionFwdKernel(const __grid_constant__ CUtensorMap tmap_q,
                        const __grid_constant__ CUtensorMap tmap_k,
-                       const __grid_constant__ CUtensorMap tmap_v, const FwdParams p) {
+                       const __grid_constant__ CUtensorMap tmap_v,
+                       const __grid_constant__ CUtensorMap tmap_o, const FwdParams p) {
   using Cfg = TileConfig<D, kBlockN>;
   constexpr int kStages = Cfg::kStages;
   constexpr int kQStages = Cfg::kQStages;
@@ -990,8 +1055,9 @@ __global__ void __launch_bounds__(kThreads, 1)
           step(std::true_type(), it);
         }
         for (; it < n_blocks; ++it) step(std::false_type(), it);
-        // Q's last reader, the final S product, has completed.
-        MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0);
+        // Q's last reader, the final S product, has completed (where O
+        // does not go out through Q's buffer).
+        if constexpr (Cfg::kOwnOBuffer) MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0);
         MbarWait(sm.v_full + 8 * s, (kv_iter / kStages) & 1);
         wait_turn();
         FenceRegs(o_acc);
@@ -1001,10 +1067,14 @@ __global__ void __launch_bounds__(kThreads, 1)
         FenceRegs(o_acc);
         MbarArriveIf(sm.v_empty + 8 * s, cl.lane == 0);
         ++kv_iter;
+        StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, qs, &tmap_o, p);
+      } else {
+        StoreEmptyTile<D, kBf16>(tc, cl, p);
       }
-      StoreTile<D, kBf16>(o_acc, row_max, row_sum, tc, cl, p);
     }
   }
+  // The last stores must be done before the CTA's shared memory goes away.
+  if (threadIdx.x % 128 == 0) BulkWait();
   // Consume consumer 1's last hand-over so no barrier arrival is left pending.
   if (consumer == 0) wait_turn();
 }
@@ -1156,13 +1226,14 @@ int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
   params.num_m_tiles = static_cast<int>((params.s_q + kRows - 1) / kRows);
   EncodeTiledFn encode = GetEncodeTiled();
   if (encode == nullptr) return kErrDriver;
-  CUtensorMap tmap_q, tmap_k, tmap_v;
+  CUtensorMap tmap_q, tmap_k, tmap_v, tmap_o;
   if (!EncodeBhsd(encode, &tmap_q, args->tensors[0], kBf16, kRows) ||
       !EncodeBhsd(encode, &tmap_k, args->tensors[1], kBf16, kBlockN) ||
-      !EncodeBhsd(encode, &tmap_v, args->tensors[2], kBf16, kBlockN)) {
+      !EncodeBhsd(encode, &tmap_v, args->tensors[2], kBf16, kBlockN) ||
+      !EncodeBhsd(encode, &tmap_o, args->tensors[3], kBf16, 64)) {
     return kErrLayout;
   }
-  void (*kernel)(CUtensorMap, CUtensorMap, CUtensorMap, FwdParams);
+  void (*kernel)(CUtensorMap, CUtensorMap, CUtensorMap, CUtensorMap, FwdParams);
   if constexpr (kSerialSoftmax) {
     kernel = AttentionFwdSerialSoftmaxKernel<D, kBf16, kConsumers>;
   } else {
@@ -1188,7 +1259,7 @@ int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
   const int64_t per_bh = params.causal ? (params.num_m_tiles + 1) / 2 : params.num_m_tiles;
   const int64_t num_units = per_bh * params.batch * params.heads;
   const dim3 grid(static_cast<unsigned>(num_units < sm_count ? num_units : sm_count));
-  kernel<<<grid, kCtaThreads, Cfg::kSmemBytes, stream>>>(tmap_q, tmap_k, tmap_v, params);
+  kernel<<<grid, kCtaThreads, Cfg::kSmemBytes, stream>>>(tmap_q, tmap_k, tmap_v, tmap_o, params);
   return cudaGetLastError() == cudaSuccess ? kOk : kErrLaunch;
 }
 
@@ -1239,13 +1310,12 @@ extern "C" int attention_fwd(const KseekArgs* args, cudaStream_t stream) {
   double causal = 0.0;
   FindScalar(args, "causal", &causal);
 
+  // TMA reads Q, K, V and writes O: 16-byte aligned rows, unit column stride.
   bool fast = d == 64 || d == 96 || d == 128 || d == 192 || d == 256;
-  for (const KseekTensor* t : {&q, &k, &v}) {
+  for (const KseekTensor* t : {&q, &k, &v, &o}) {
     fast = fast && t->stride[3] == 1 && t->stride[2] % 8 == 0 && t->stride[1] % 8 == 0 &&
            t->stride[0] % 8 == 0 && Aligned16(t->data);
   }
-  fast = fast && o.stride[3] == 1 && o.stride[2] % 2 == 0 && o.stride[1] % 2 == 0 &&
-         o.stride[0] % 2 == 0 && (reinterpret_cast<uintptr_t>(o.data) & 3u) == 0;
 
   if (fast) {
     FwdParams params;
@@ -1267,9 +1337,10 @@ extern "C" int attention_fwd(const KseekArgs* args, cudaStream_t stream) {
     params.num_m_tiles = static_cast<int>((s_q + kBlockM - 1) / kBlockM);
     params.scale_log2 = static_cast<float>(scale) * kLog2e;
     if (static_cast<int64_t>(params.num_m_tiles) * batch * heads > INT32_MAX) return kErrShape;
-    // Tile widths measured on the H200 (docs/kernels/attention_fwd_sm90.md):
-    // 176-key blocks win for d = 128 except causal at short lengths, where
-    // the diagonal blocks' masked waste grows with the width.
+    // Tile shapes measured on the H200 (docs/kernels/attention_fwd_sm90.md).
+    // d = 128 takes 128-key blocks everywhere: with them a second Q buffer and
+    // an O staging buffer fit, which beat 176-key blocks once O left through
+    // TMA (third session).
     if (d <= 64) {
       // Three consumer warpgroups (192-row tiles) win except causal at short
       // lengths (up to 2048), where the taller tiles waste rows and unbalance
@@ -1282,12 +1353,8 @@ extern "C" int attention_fwd(const KseekArgs* args, cudaStream_t stream) {
                   : LaunchFast<64, 128, false, true, 3>(args, params, stream);
     }
     if (d <= 128) {
-      if ((params.causal && s_q <= 2048 && s_k <= 2048) || (s_q <= 1024 && s_k <= 1024)) {
-        return bf16 ? LaunchFast<128, 128, true>(args, params, stream)
-                    : LaunchFast<128, 128, false>(args, params, stream);
-      }
-      return bf16 ? LaunchFast<128, 176, true>(args, params, stream)
-                  : LaunchFast<128, 176, false>(args, params, stream);
+      return bf16 ? LaunchFast<128, 128, true>(args, params, stream)
+                  : LaunchFast<128, 128, false>(args, params, stream);
     }
     if (params.causal && s_q <= 1024 && s_k <= 1024) {
       return bf16 ? LaunchFast<256, 64, true>(args, params, stream)

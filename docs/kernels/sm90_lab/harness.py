@@ -1,6 +1,6 @@
 """Checks sm90.so against an fp32 reference and times it against cuDNN SDPA.
 
-Usage: python3 harness.py SO [--check] [--bench] [--only-d D] [--reps N]
+Usage: python3 harness.py SO... [--check] [--probe] [--scale] [--bench] [--only-d D] [--reps N]
 """
 import argparse, ctypes, math, os, statistics, sys, time
 import torch
@@ -126,6 +126,68 @@ def check(kern, seed=0):
     print(f"CHECK: {len(cases) + 2 - bad}/{len(cases) + 2} passed")
     return bad
 
+def probe(kerns, reps):
+    """Per-tile cost at short lengths: d = 128 at s = 512 and 1024, each with
+    every head's own K/V (MHA) and with one K/V head for all (MQA), which keeps
+    K/V in L2 across tile boundaries."""
+    flush = torch.empty(512 * 1024 * 1024, dtype=torch.uint8, device="cuda")
+    for causal in (0, 1):
+        for s in (512, 1024):
+            for hkv in (16, 1):
+                b, h, d = 16384 // s, 16, 128
+                torch.manual_seed(1)
+                q = torch.randn(b, s, h, d, device="cuda", dtype=torch.bfloat16)
+                k = torch.randn(b, s, hkv, d, device="cuda", dtype=torch.bfloat16)
+                v = torch.randn(b, s, hkv, d, device="cuda", dtype=torch.bfloat16)
+                o = torch.empty_like(q); lse = torch.empty(b, h, s, device="cuda")
+                argss = {n: kern.make_args(q, k, v, o, lse, 1.0 / math.sqrt(d), causal)
+                         for n, kern in kerns.items()}
+                for n in kerns:
+                    kerns[n](argss[n])
+                times = {n: [] for n in kerns}
+                for _ in range(reps):
+                    for n, kern in kerns.items():
+                        flush.zero_()
+                        e0 = torch.cuda.Event(enable_timing=True); e1 = torch.cuda.Event(enable_timing=True)
+                        e0.record(); kern(argss[n]); e1.record()
+                        times[n].append((e0, e1))
+                torch.cuda.synchronize()
+                line = f"PROBE d=128 c={causal} s={s:5d} h_kv={hkv:2d}"
+                for n, t in times.items():
+                    line += f" | {n} {statistics.median(a.elapsed_time(bb) for a, bb in t) * 1e3:7.1f}us"
+                print(line, flush=True)
+
+def scale(kerns, reps):
+    """Time against work per CTA at a fixed length: d = 128, h = 33 (66 when
+    causal, whose units pair two tiles), so that b * h * tiles-per-head is b
+    times 132 work units; the slope is the cost of one unit per CTA, the
+    intercept what a launch costs whatever its size."""
+    flush = torch.empty(512 * 1024 * 1024, dtype=torch.uint8, device="cuda")
+    for causal, s, h in ((0, 512, 33), (0, 1024, 33), (1, 512, 66)):
+        for b in (1, 2, 4, 8, 16):
+            if s == 1024 and b == 16:
+                continue
+            d = 128
+            torch.manual_seed(1)
+            q, k, v = (torch.randn(b, s, h, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+            o = torch.empty_like(q); lse = torch.empty(b, h, s, device="cuda")
+            argss = {n: kern.make_args(q, k, v, o, lse, 1.0 / math.sqrt(d), causal)
+                     for n, kern in kerns.items()}
+            for n in kerns:
+                kerns[n](argss[n])
+            times = {n: [] for n in kerns}
+            for _ in range(reps):
+                for n, kern in kerns.items():
+                    flush.zero_()
+                    e0 = torch.cuda.Event(enable_timing=True); e1 = torch.cuda.Event(enable_timing=True)
+                    e0.record(); kern(argss[n]); e1.record()
+                    times[n].append((e0, e1))
+            torch.cuda.synchronize()
+            line = f"SCALE d=128 c={causal} s={s:5d} h={h} b={b:2d}"
+            for n, t in times.items():
+                line += f" | {n} {statistics.median(a.elapsed_time(bb) for a, bb in t) * 1e3:7.1f}us"
+            print(line, flush=True)
+
 def bench(kerns, reps, only_d=None):
     flush = torch.empty(512 * 1024 * 1024, dtype=torch.uint8, device="cuda")
     rows = []
@@ -149,7 +211,10 @@ def bench(kerns, reps, only_d=None):
                         o = torch.empty_like(q); lse = torch.empty(b, h, s, device="cuda")
                         argss[n] = kern.make_args(q, k, v, o, lse, scale, causal)
                         outs[n] = o
-                    qt, kt, vt = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+                    # cuDNN gets its own best layout, contiguous [b, h, s, d], as in
+                    # kseek's baseline (worker/baselines/attention_fwd_baseline.py);
+                    # strided views of [b, s, h, d] ran it 4-10% slower on long inputs.
+                    qt, kt, vt = (x.transpose(1, 2).contiguous() for x in (q, k, v))
                     def cudnn():
                         with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
                             return F.scaled_dot_product_attention(qt, kt, vt, is_causal=bool(causal), scale=scale)
@@ -189,6 +254,8 @@ if __name__ == "__main__":
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--bench", action="store_true")
     ap.add_argument("--only-d", type=int, default=None)
+    ap.add_argument("--probe", action="store_true")
+    ap.add_argument("--scale", action="store_true")
     ap.add_argument("--reps", type=int, default=10)
     a = ap.parse_args()
     kerns = {os.path.basename(p): Kernel(os.path.abspath(p)) for p in a.so}
@@ -198,6 +265,10 @@ if __name__ == "__main__":
         for n, k in kerns.items():
             print("== check", n)
             bad += check(k)
+    if a.probe:
+        probe(kerns, a.reps)
+    if a.scale:
+        scale(kerns, a.reps)
     if a.bench:
         bench(kerns, a.reps, a.only_d)
     sys.exit(1 if bad else 0)
