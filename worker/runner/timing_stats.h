@@ -31,7 +31,7 @@ bool TimingIsStable(const TimingSummary& summary, int min_reps, double max_stder
 // Long enough for the clock to settle where the GPU's power limit puts it
 // under this kernel's own load. With a few launches only, a long kernel was
 // timed at whatever clock the previous work had left: on the H200, 1.98 GHz
-// after idle against 1.56-1.70 GHz sustained at the 690 W limit. The
+// after idle against 1.56-1.71 GHz sustained at the 690 W limit. The
 // baseline script (worker/baselines/) applies the same rule.
 double WarmupSeconds(double bench_seconds);
 
