@@ -126,6 +126,31 @@ def check(kern, seed=0):
     print(f"CHECK: {len(cases) + 2 - bad}/{len(cases) + 2} passed")
     return bad
 
+def time_kernels(kerns, b, s_q, s_k, h, h_kv, causal, reps, flush, d=128):
+    """Median microseconds of each kernel on one bf16 shape, the kernels
+    interleaved, the L2 flushed before every call."""
+    torch.manual_seed(1)
+    q = torch.randn(b, s_q, h, d, device="cuda", dtype=torch.bfloat16)
+    k = torch.randn(b, s_k, h_kv, d, device="cuda", dtype=torch.bfloat16)
+    v = torch.randn(b, s_k, h_kv, d, device="cuda", dtype=torch.bfloat16)
+    o = torch.empty_like(q); lse = torch.empty(b, h, s_q, device="cuda")
+    argss = {n: kern.make_args(q, k, v, o, lse, 1.0 / math.sqrt(d), causal)
+             for n, kern in kerns.items()}
+    for n in kerns:
+        kerns[n](argss[n])
+    times = {n: [] for n in kerns}
+    for _ in range(reps):
+        for n, kern in kerns.items():
+            flush.zero_()
+            e0 = torch.cuda.Event(enable_timing=True); e1 = torch.cuda.Event(enable_timing=True)
+            e0.record(); kern(argss[n]); e1.record()
+            times[n].append((e0, e1))
+    torch.cuda.synchronize()
+    return {n: statistics.median(a.elapsed_time(bb) for a, bb in t) * 1e3 for n, t in times.items()}
+
+def print_times(label, us):
+    print(label + "".join(f" | {n} {t:7.1f}us" for n, t in us.items()), flush=True)
+
 def probe(kerns, reps):
     """Per-tile cost at short lengths: d = 128 at s = 512 and 1024, each with
     every head's own K/V (MHA) and with one K/V head for all (MQA), which keeps
@@ -134,59 +159,21 @@ def probe(kerns, reps):
     for causal in (0, 1):
         for s in (512, 1024):
             for hkv in (16, 1):
-                b, h, d = 16384 // s, 16, 128
-                torch.manual_seed(1)
-                q = torch.randn(b, s, h, d, device="cuda", dtype=torch.bfloat16)
-                k = torch.randn(b, s, hkv, d, device="cuda", dtype=torch.bfloat16)
-                v = torch.randn(b, s, hkv, d, device="cuda", dtype=torch.bfloat16)
-                o = torch.empty_like(q); lse = torch.empty(b, h, s, device="cuda")
-                argss = {n: kern.make_args(q, k, v, o, lse, 1.0 / math.sqrt(d), causal)
-                         for n, kern in kerns.items()}
-                for n in kerns:
-                    kerns[n](argss[n])
-                times = {n: [] for n in kerns}
-                for _ in range(reps):
-                    for n, kern in kerns.items():
-                        flush.zero_()
-                        e0 = torch.cuda.Event(enable_timing=True); e1 = torch.cuda.Event(enable_timing=True)
-                        e0.record(); kern(argss[n]); e1.record()
-                        times[n].append((e0, e1))
-                torch.cuda.synchronize()
-                line = f"PROBE d=128 c={causal} s={s:5d} h_kv={hkv:2d}"
-                for n, t in times.items():
-                    line += f" | {n} {statistics.median(a.elapsed_time(bb) for a, bb in t) * 1e3:7.1f}us"
-                print(line, flush=True)
+                us = time_kernels(kerns, 16384 // s, s, s, 16, hkv, causal, reps, flush)
+                print_times(f"PROBE d=128 c={causal} s={s:5d} h_kv={hkv:2d}", us)
 
 def scale(kerns, reps):
     """Time against work per CTA at a fixed length: d = 128, h = 33 (66 when
     causal, whose units pair two tiles), so that b * h * tiles-per-head is b
     times 132 work units; the slope is the cost of one unit per CTA, the
-    intercept what a launch costs whatever its size."""
+    intercept what a launch costs whatever its size (docs/kernels/sm90_lab/fit.py)."""
     flush = torch.empty(512 * 1024 * 1024, dtype=torch.uint8, device="cuda")
     for causal, s, h in ((0, 512, 33), (0, 1024, 33), (1, 512, 66)):
         for b in (1, 2, 4, 8, 16):
             if s == 1024 and b == 16:
                 continue
-            d = 128
-            torch.manual_seed(1)
-            q, k, v = (torch.randn(b, s, h, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
-            o = torch.empty_like(q); lse = torch.empty(b, h, s, device="cuda")
-            argss = {n: kern.make_args(q, k, v, o, lse, 1.0 / math.sqrt(d), causal)
-                     for n, kern in kerns.items()}
-            for n in kerns:
-                kerns[n](argss[n])
-            times = {n: [] for n in kerns}
-            for _ in range(reps):
-                for n, kern in kerns.items():
-                    flush.zero_()
-                    e0 = torch.cuda.Event(enable_timing=True); e1 = torch.cuda.Event(enable_timing=True)
-                    e0.record(); kern(argss[n]); e1.record()
-                    times[n].append((e0, e1))
-            torch.cuda.synchronize()
-            line = f"SCALE d=128 c={causal} s={s:5d} h={h} b={b:2d}"
-            for n, t in times.items():
-                line += f" | {n} {statistics.median(a.elapsed_time(bb) for a, bb in t) * 1e3:7.1f}us"
-            print(line, flush=True)
+            us = time_kernels(kerns, b, s, s, h, h, causal, reps, flush)
+            print_times(f"SCALE d=128 c={causal} s={s:5d} h={h} b={b:2d}", us)
 
 def bench(kerns, reps, only_d=None):
     flush = torch.empty(512 * 1024 * 1024, dtype=torch.uint8, device="cuda")
