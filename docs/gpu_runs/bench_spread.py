@@ -1,26 +1,26 @@
 #!/usr/bin/env python3
-"""Compares two `kseek bench` text reports of the same kernel and scenarios.
+"""Summarizes several `kseek bench` text reports of the same kernel on the
+same scenarios: each report's geometric-mean speedup and lowest scenario,
+then the same over each scenario's median speedup across the reports, which
+damps the baseline's swings from one run to the next. Speedups are computed
+from the TFLOP/s columns (kernel over baseline), not the rounded SPEEDUP one.
 
-Prints, per scenario, the kernel's and the baseline's TFLOP/s in each run and
-their run-to-run difference (|a - b| / mean), then the median and maximum
-difference and each run's geometric means.
-
-  bench_spread.py REPORT_A REPORT_B
+  bench_spread.py REPORT [REPORT ...]
 """
 import math
 import re
 import statistics
 import sys
 
-ROW = re.compile(r"^(\S+)\s+PASS\s+\S+ \S+ \S+\s+\S+\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)x")
+ROW = re.compile(r"^(perf-\S+)\s+PASS\s+\S+ \S+ \S+\s+\S+\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)x")
 
 
-def rows(path):
+def speedups(path):
     out = {}
-    for line in open(path, encoding="utf-8"):
-        m = ROW.match(line)
+    for m in map(ROW.match, open(path, encoding="utf-8")):
         if m:
-            out[m.group(1)] = [float(x) for x in m.groups()[1:]]
+            kernel_tflops, baseline_tflops = float(m.group(3)), float(m.group(4))
+            out[m.group(1)] = kernel_tflops / baseline_tflops
     return out
 
 
@@ -28,25 +28,13 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
-def main():
-    a, b = rows(sys.argv[1]), rows(sys.argv[2])
-    ids = [k for k in a if k in b]
-    kernel_diff, base_diff = [], []
-    print(f"{'scenario':<30} {'kernel A':>9} {'kernel B':>9} {'diff':>7} {'base A':>8} {'base B':>8} {'diff':>7}")
-    for k in ids:
-        ka, kb, ba, bb = a[k][1], b[k][1], a[k][2], b[k][2]
-        kd = abs(ka - kb) / ((ka + kb) / 2) * 100
-        bd = abs(ba - bb) / ((ba + bb) / 2) * 100
-        kernel_diff.append(kd)
-        base_diff.append(bd)
-        print(f"{k:<30} {ka:>9.1f} {kb:>9.1f} {kd:>6.2f}% {ba:>8.1f} {bb:>8.1f} {bd:>6.2f}%")
-    print(f"\n{len(ids)} scenarios in both reports")
-    print(f"kernel TFLOP/s run-to-run difference: median {statistics.median(kernel_diff):.2f}%, max {max(kernel_diff):.2f}%")
-    print(f"baseline TFLOP/s run-to-run difference: median {statistics.median(base_diff):.2f}%, max {max(base_diff):.2f}%")
-    for name, r in (("A", a), ("B", b)):
-        print(f"run {name}: geomean kernel {geomean([r[k][1] for k in ids]):.1f} TFLOP/s, "
-              f"baseline {geomean([r[k][2] for k in ids]):.1f} TFLOP/s, speedup {geomean([r[k][3] for k in ids]):.3f}x")
-
-
-if __name__ == "__main__":
-    main()
+runs = [(path, speedups(path)) for path in sys.argv[1:]]
+common = sorted(set.intersection(*(set(r) for _, r in runs)))
+print(f"{'report':<48} {'n':>3} {'geomean':>8} {'lowest':>7}  scenario")
+for path, r in runs:
+    low = min(common, key=r.get)
+    print(f"{path:<48} {len(common):>3} {geomean([r[k] for k in common]):>8.3f} {r[low]:>7.3f}  {low}")
+median = {k: statistics.median(r[k] for _, r in runs) for k in common}
+low = min(common, key=median.get)
+print(f"{'median over the reports, per scenario':<48} {len(common):>3} "
+      f"{geomean(list(median.values())):>8.3f} {median[low]:>7.3f}  {low}")
