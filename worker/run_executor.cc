@@ -90,10 +90,23 @@ bool NcuRunBroke(const SubprocessResult& ran) {
 RunExecutor::RunExecutor(const Compiler* compiler, RunExecutorConfig config)
     : compiler_(compiler), config_(std::move(config)) {}
 
+std::string RunExecutor::ManifestPath(const std::string& problem) const {
+  return absl::StrCat(config_.scenarios_dir, "/", problem, "/problem.textproto");
+}
+
+std::vector<std::string> RunExecutor::RunnerArgv(const std::string& manifest_path, const std::string& so_path,
+                                                 const std::string& mode, const std::string& scenarios) const {
+  std::vector<std::string> argv = {config_.runner_path, "--problem", manifest_path, "--kernel", so_path,
+                                   "--mode", mode, "--scenarios", scenarios};
+  if (!config_.hidden_seed_key.empty()) argv.insert(argv.end(), {"--hidden-seed-key", config_.hidden_seed_key});
+  if (config_.gpu_mem_cap_gb > 0) argv.insert(argv.end(), {"--gpu-mem-cap-gb", absl::StrCat(config_.gpu_mem_cap_gb)});
+  return argv;
+}
+
 absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, const StageReporter& report) const {
   const bool bench = spec.kind() == kernelseek::v1::JOB_KIND_BENCH;
   const kernelseek::v1::RunOptions& options = spec.run();
-  const std::string manifest_path = absl::StrCat(config_.scenarios_dir, "/", options.problem(), "/problem.textproto");
+  const std::string manifest_path = ManifestPath(options.problem());
   absl::StatusOr<runner::Problem> problem = runner::Problem::Load(manifest_path);
   if (!problem.ok()) return problem.status();
   auto selected = problem->Select(options.scenarios());
@@ -131,11 +144,8 @@ absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, 
     for (const auto* s : ids) names.push_back(s->id());
     const int before = done;
     SubprocessSpec runner;
-    runner.argv = {config_.runner_path, "--problem", manifest_path, "--kernel", so_path,
-                   "--mode", bench ? "bench" : "verify", "--scenarios", absl::StrJoin(names, ",")};
-    if (!config_.hidden_seed_key.empty()) runner.argv.insert(runner.argv.end(), {"--hidden-seed-key", config_.hidden_seed_key});
+    runner.argv = RunnerArgv(manifest_path, so_path, bench ? "bench" : "verify", absl::StrJoin(names, ","));
     if (bench) runner.argv.insert(runner.argv.end(), {"--bench-seconds", absl::StrCat(options.max_seconds_per_scenario())});
-    if (config_.gpu_mem_cap_gb > 0) runner.argv.insert(runner.argv.end(), {"--gpu-mem-cap-gb", absl::StrCat(config_.gpu_mem_cap_gb)});
     runner.time_limit = config_.startup_allowance +
                         (config_.per_scenario_allowance + absl::Seconds(options.max_seconds_per_scenario())) *
                             static_cast<int64_t>(ids.size());
@@ -236,7 +246,7 @@ absl::StatusOr<kernelseek::v1::ProfileResult> RunExecutor::Profile(const kernels
     return absl::FailedPreconditionError("this worker has no Nsight Compute (ncu) to profile with");
   }
   const kernelseek::v1::RunOptions& options = spec.run();
-  const std::string manifest_path = absl::StrCat(config_.scenarios_dir, "/", options.problem(), "/problem.textproto");
+  const std::string manifest_path = ManifestPath(options.problem());
   absl::StatusOr<runner::Problem> problem = runner::Problem::Load(manifest_path);
   if (!problem.ok()) return problem.status();
   auto selected = problem->Select(options.scenarios());
@@ -277,14 +287,7 @@ absl::StatusOr<kernelseek::v1::ProfileResult> RunExecutor::Profile(const kernels
     return result;
   }
 
-  std::vector<std::string> runner_argv = {config_.runner_path, "--problem", manifest_path, "--kernel", so_path,
-                                          "--mode", "verify", "--scenarios", scenario};
-  if (!config_.hidden_seed_key.empty()) {
-    runner_argv.insert(runner_argv.end(), {"--hidden-seed-key", config_.hidden_seed_key});
-  }
-  if (config_.gpu_mem_cap_gb > 0) {
-    runner_argv.insert(runner_argv.end(), {"--gpu-mem-cap-gb", absl::StrCat(config_.gpu_mem_cap_gb)});
-  }
+  const std::vector<std::string> runner_argv = RunnerArgv(manifest_path, so_path, "verify", scenario);
   SubprocessSpec ncu;
   ncu.argv = NcuProfileArgv(config_.ncu_path, functions, log_path, runner_argv);
   SetNcuLimits(&ncu);

@@ -72,6 +72,15 @@ class RunExecutor {
                                                        const StageReporter& report) const;
 
  private:
+  // PROBLEM's manifest under the worker's scenarios folder.
+  std::string ManifestPath(const std::string& problem) const;
+
+  // kseek-runner on `scenarios` (comma-separated ids) of the kernel at
+  // so_path, in `mode` (verify or bench), with the worker's hidden-seed key
+  // and GPU memory cap; the one command line of Run and Profile.
+  std::vector<std::string> RunnerArgv(const std::string& manifest_path, const std::string& so_path,
+                                      const std::string& mode, const std::string& scenarios) const;
+
   // Time and output limits of an ncu run of a profile job: kProfileSlowdown
   // times one verified scenario's allowance, since ncu replays each launch.
   void SetNcuLimits(SubprocessSpec* ncu) const;
