@@ -56,6 +56,16 @@ absl::Status Statement::Run() {
   }
 }
 
+absl::StatusOr<std::vector<int64_t>> Statement::FirstColumnInts() {
+  std::vector<int64_t> values;
+  while (true) {
+    absl::StatusOr<bool> row = Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return values;
+    values.push_back(ColumnInt(0));
+  }
+}
+
 std::string Statement::ColumnText(int index) const {
   const void* data = sqlite3_column_blob(stmt_, index);
   int size = sqlite3_column_bytes(stmt_, index);

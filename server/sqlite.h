@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 #include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
@@ -36,6 +37,8 @@ class Statement {
   absl::StatusOr<bool> Step();
   // Steps to completion, for statements that return no rows.
   absl::Status Run();
+  // Steps to completion, collecting the first column of every row.
+  absl::StatusOr<std::vector<int64_t>> FirstColumnInts();
 
   int64_t ColumnInt(int index) const { return sqlite3_column_int64(stmt_, index); }
   std::string ColumnText(int index) const;

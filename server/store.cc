@@ -501,14 +501,7 @@ absl::StatusOr<std::vector<int64_t>> Store::RunningSessionIds() {
   absl::StatusOr<Statement> q = db_->Prepare("SELECT id FROM sessions WHERE state = ? ORDER BY id");
   if (!q.ok()) return q.status();
   q->Bind(1, static_cast<int64_t>(kernelseek::v1::SESSION_STATE_RUNNING));
-  std::vector<int64_t> ids;
-  while (true) {
-    absl::StatusOr<bool> row = q->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    ids.push_back(q->ColumnInt(0));
-  }
-  return ids;
+  return q->FirstColumnInts();
 }
 
 namespace {
@@ -598,14 +591,7 @@ absl::StatusOr<std::vector<int64_t>> Store::PendingMessageSeqs(int64_t session_i
       "SELECT seq FROM session_messages WHERE session_id = ? AND delivered_seq IS NULL ORDER BY seq");
   if (!q.ok()) return q.status();
   q->Bind(1, session_id);
-  std::vector<int64_t> seqs;
-  while (true) {
-    absl::StatusOr<bool> row = q->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    seqs.push_back(q->ColumnInt(0));
-  }
-  return seqs;
+  return q->FirstColumnInts();
 }
 
 absl::Status Store::MarkMessageDelivered(int64_t session_id, int64_t message_seq, int64_t delivered_seq) {
