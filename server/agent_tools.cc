@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -20,6 +21,17 @@ using kernelseek::v1::RunResult;
 using nlohmann::json;
 
 ToolOutcome Error(std::string text) { return ToolOutcome{std::move(text), true, ToolSignal::kNone, 0}; }
+
+// The error outcome of a tool whose job did not succeed (it could not be
+// queued or run, or it failed on the worker); nullopt when it succeeded. A
+// cancelled job is no outcome: the caller returns its status.
+std::optional<ToolOutcome> JobFailure(absl::string_view tool, const absl::StatusOr<Job>& job) {
+  if (!job.ok()) return Error(absl::StrCat(tool, " could not run: ", job.status().message()));
+  if (job->state() != kernelseek::v1::JOB_STATE_SUCCEEDED) {
+    return Error(absl::StrCat(tool, " job ", job->id(), " failed on the worker: ", job->failure()));
+  }
+  return std::nullopt;
+}
 
 // Cuts `text` to `limit` bytes with a note saying how much was left out.
 std::string Cut(std::string text, size_t limit) {
@@ -399,13 +411,8 @@ absl::StatusOr<Job> AgentTools::RunJob(kernelseek::v1::JobKind kind, const std::
 
 absl::StatusOr<ToolOutcome> AgentTools::Compile(const std::function<bool()>& cancelled) {
   absl::StatusOr<Job> job = RunJob(kernelseek::v1::JOB_KIND_COMPILE, cancelled);
-  if (!job.ok()) {
-    if (job.status().code() == absl::StatusCode::kCancelled) return job.status();
-    return Error(absl::StrCat("compile could not run: ", job.status().message()));
-  }
-  if (job->state() != kernelseek::v1::JOB_STATE_SUCCEEDED) {
-    return Error(absl::StrCat("compile job ", job->id(), " failed on the worker: ", job->failure()));
-  }
+  if (job.status().code() == absl::StatusCode::kCancelled) return job.status();
+  if (std::optional<ToolOutcome> failure = JobFailure("compile", job)) return *failure;
   const CompileResult& compile = job->result().compile();
   compiled_[current_.record.id()] = compile;
   const bool ok = compile.success();
@@ -416,13 +423,8 @@ absl::StatusOr<ToolOutcome> AgentTools::Compile(const std::function<bool()>& can
 
 absl::StatusOr<ToolOutcome> AgentTools::Verify(const std::function<bool()>& cancelled) {
   absl::StatusOr<Job> job = RunJob(kernelseek::v1::JOB_KIND_VERIFY, cancelled);
-  if (!job.ok()) {
-    if (job.status().code() == absl::StatusCode::kCancelled) return job.status();
-    return Error(absl::StrCat("verify could not run: ", job.status().message()));
-  }
-  if (job->state() != kernelseek::v1::JOB_STATE_SUCCEEDED) {
-    return Error(absl::StrCat("verify job ", job->id(), " failed on the worker: ", job->failure()));
-  }
+  if (job.status().code() == absl::StatusCode::kCancelled) return job.status();
+  if (std::optional<ToolOutcome> failure = JobFailure("verify", job)) return *failure;
   const RunResult& run = job->result().run();
   if (!run.compile().success()) {
     if (absl::Status s = SetStatus("compile_failed", 0, 0, false); !s.ok()) return s;
@@ -443,13 +445,8 @@ absl::StatusOr<ToolOutcome> AgentTools::Bench(const std::function<bool()>& cance
                               "scenario and was benchmarked"));
   }
   absl::StatusOr<Job> job = RunJob(kernelseek::v1::JOB_KIND_BENCH, cancelled);
-  if (!job.ok()) {
-    if (job.status().code() == absl::StatusCode::kCancelled) return job.status();
-    return Error(absl::StrCat("bench could not run: ", job.status().message()));
-  }
-  if (job->state() != kernelseek::v1::JOB_STATE_SUCCEEDED) {
-    return Error(absl::StrCat("bench job ", job->id(), " failed on the worker: ", job->failure()));
-  }
+  if (job.status().code() == absl::StatusCode::kCancelled) return job.status();
+  if (std::optional<ToolOutcome> failure = JobFailure("bench", job)) return *failure;
   const RunResult& run = job->result().run();
   const std::string summary = RunSummary(run, /*bench=*/true);
   const bool passed = run.compile().success() && run.failed() == 0 && run.passed() > 0 && run.runner_error().empty();
@@ -500,17 +497,12 @@ absl::StatusOr<ToolOutcome> AgentTools::Profile(const json& args, const std::fun
     hotspots = static_cast<int>(std::clamp<double>(std::round(h->get<double>()), 0, kMaxProfileHotSpots));
   }
   absl::StatusOr<Job> job = RunJob(kernelseek::v1::JOB_KIND_PROFILE, cancelled, scenario, hotspots);
-  if (!job.ok()) {
-    if (job.status().code() == absl::StatusCode::kCancelled) return job.status();
-    if (job.status().code() == absl::StatusCode::kUnavailable) {
-      return Error(absl::StrCat("profile could not run: no worker with Nsight Compute is connected (",
-                                job.status().message(), ")"));
-    }
-    return Error(absl::StrCat("profile could not run: ", job.status().message()));
+  if (job.status().code() == absl::StatusCode::kCancelled) return job.status();
+  if (job.status().code() == absl::StatusCode::kUnavailable) {
+    return Error(absl::StrCat("profile could not run: no worker with Nsight Compute is connected (",
+                              job.status().message(), ")"));
   }
-  if (job->state() != kernelseek::v1::JOB_STATE_SUCCEEDED) {
-    return Error(absl::StrCat("profile job ", job->id(), " failed on the worker: ", job->failure()));
-  }
+  if (std::optional<ToolOutcome> failure = JobFailure("profile", job)) return *failure;
   const kernelseek::v1::ProfileResult& profile = job->result().profile();
   if (!profile.compile().success()) {
     return Error(absl::StrCat("version ", current_.record.id(), ": ", CompileSummary(profile.compile())));
