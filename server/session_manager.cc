@@ -130,6 +130,13 @@ absl::StatusOr<int64_t> SessionManager::ParseSessionId(const std::string& id) {
   return value;
 }
 
+absl::StatusOr<Session> SessionManager::FindSession(int64_t sid, const std::string& id) {
+  absl::StatusOr<std::optional<Session>> session = store_->GetSession(sid);
+  if (!session.ok()) return session.status();
+  if (!session->has_value()) return absl::NotFoundError(absl::StrCat("session ", id, " not found"));
+  return **session;
+}
+
 absl::Status SessionManager::ValidateSpec(SessionSpec* spec) {
   if (spec->problem().empty()) return absl::InvalidArgumentError("problem is required");
   if (absl::StatusOr<const runner::Problem*> p = problems_->Find(spec->problem()); !p.ok()) {
@@ -314,11 +321,10 @@ absl::Status SessionManager::Recover() {
 absl::StatusOr<SessionDetails> SessionManager::GetSession(const std::string& id) {
   absl::StatusOr<int64_t> sid = ParseSessionId(id);
   if (!sid.ok()) return sid.status();
-  absl::StatusOr<std::optional<Session>> session = store_->GetSession(*sid);
+  absl::StatusOr<Session> session = FindSession(*sid, id);
   if (!session.ok()) return session.status();
-  if (!session->has_value()) return absl::NotFoundError(absl::StrCat("session ", id, " not found"));
   SessionDetails details;
-  *details.mutable_session() = **session;
+  *details.mutable_session() = *session;
   details.mutable_session()->mutable_spec()->clear_kernel_source();
   absl::StatusOr<std::vector<KernelVersion>> versions = store_->ListKernelVersions(*sid, /*with_source=*/false);
   if (!versions.ok()) return versions.status();
@@ -361,12 +367,11 @@ absl::StatusOr<int64_t> SessionManager::PostMessage(const std::string& user, con
     return absl::InvalidArgumentError(
         absl::StrCat("the message is ", text.size(), " bytes; the limit is ", kMaxMessageBytes));
   }
-  absl::StatusOr<std::optional<Session>> session = store_->GetSession(*sid);
+  absl::StatusOr<Session> session = FindSession(*sid, id);
   if (!session.ok()) return session.status();
-  if (!session->has_value()) return absl::NotFoundError(absl::StrCat("session ", id, " not found"));
-  if ((*session)->state() != kernelseek::v1::SESSION_STATE_RUNNING) {
+  if (session->state() != kernelseek::v1::SESSION_STATE_RUNNING) {
     return absl::FailedPreconditionError(absl::StrCat("session ", id, " has ended (",
-                                                      StateName((*session)->state()), "); it takes no messages"));
+                                                      StateName(session->state()), "); it takes no messages"));
   }
   absl::StatusOr<int64_t> seq = store_->AppendHumanMessage(*sid, MakeEvent("human_message", user, {{"text", text}}, clock_->Now()));
   if (seq.ok()) Bump();
@@ -376,18 +381,17 @@ absl::StatusOr<int64_t> SessionManager::PostMessage(const std::string& user, con
 absl::StatusOr<Session> SessionManager::StopSession(const std::string& user, const std::string& id) {
   absl::StatusOr<int64_t> sid = ParseSessionId(id);
   if (!sid.ok()) return sid.status();
-  absl::StatusOr<std::optional<Session>> session = store_->GetSession(*sid);
+  absl::StatusOr<Session> session = FindSession(*sid, id);
   if (!session.ok()) return session.status();
-  if (!session->has_value()) return absl::NotFoundError(absl::StrCat("session ", id, " not found"));
   AgentLoop* loop = nullptr;
   {
     absl::MutexLock lock(&mu_);
     auto it = running_.find(*sid);
     if (it != running_.end()) loop = it->second.loop.get();
   }
-  if ((*session)->state() != kernelseek::v1::SESSION_STATE_RUNNING || loop == nullptr || loop->ended()) {
+  if (session->state() != kernelseek::v1::SESSION_STATE_RUNNING || loop == nullptr || loop->ended()) {
     return absl::FailedPreconditionError(absl::StrCat("session ", id, " has already ended (",
-                                                      StateName((*session)->state()), ": ", (*session)->status(), ")"));
+                                                      StateName(session->state()), ": ", session->status(), ")"));
   }
   absl::StatusOr<Session> stopped = loop->Stop(user);
   if (stopped.ok()) stopped->mutable_spec()->clear_kernel_source();
@@ -397,27 +401,25 @@ absl::StatusOr<Session> SessionManager::StopSession(const std::string& user, con
 absl::StatusOr<KernelVersion> SessionManager::GetBestKernel(const std::string& id) {
   absl::StatusOr<int64_t> sid = ParseSessionId(id);
   if (!sid.ok()) return sid.status();
-  absl::StatusOr<std::optional<Session>> session = store_->GetSession(*sid);
+  absl::StatusOr<Session> session = FindSession(*sid, id);
   if (!session.ok()) return session.status();
-  if (!session->has_value()) return absl::NotFoundError(absl::StrCat("session ", id, " not found"));
-  if ((*session)->best_version().empty()) {
+  if (session->best_version().empty()) {
     return absl::NotFoundError(absl::StrCat(
         "session ", id, " has no counted version yet (none has compiled, passed verification and been benchmarked)"));
   }
   absl::StatusOr<std::vector<KernelVersion>> versions = store_->ListKernelVersions(*sid, /*with_source=*/true);
   if (!versions.ok()) return versions.status();
   for (KernelVersion& v : *versions) {
-    if (v.id() == (*session)->best_version()) return std::move(v);
+    if (v.id() == session->best_version()) return std::move(v);
   }
-  return absl::DataLossError(absl::StrCat("session ", id, ": best version ", (*session)->best_version(), " is missing"));
+  return absl::DataLossError(absl::StrCat("session ", id, ": best version ", session->best_version(), " is missing"));
 }
 
 absl::StatusOr<std::vector<SessionEvent>> SessionManager::Events(const std::string& id, int64_t after_seq, int limit) {
   absl::StatusOr<int64_t> sid = ParseSessionId(id);
   if (!sid.ok()) return sid.status();
-  absl::StatusOr<std::optional<Session>> session = store_->GetSession(*sid);
+  absl::StatusOr<Session> session = FindSession(*sid, id);
   if (!session.ok()) return session.status();
-  if (!session->has_value()) return absl::NotFoundError(absl::StrCat("session ", id, " not found"));
   return store_->ListSessionEvents(*sid, after_seq, limit);
 }
 

@@ -95,6 +95,8 @@ class SessionManager {
   };
 
   absl::StatusOr<int64_t> ParseSessionId(const std::string& id);
+  // The stored session `sid`, which the user called `id`; NotFound if none.
+  absl::StatusOr<kernelseek::v1::Session> FindSession(int64_t sid, const std::string& id);
   absl::Status ValidateSpec(kernelseek::v1::SessionSpec* spec);
   // Builds, loads and starts the loop of a stored RUNNING session.
   absl::Status Launch(const kernelseek::v1::Session& session);
