@@ -7,25 +7,16 @@ from the TFLOP/s columns (kernel over baseline), not the rounded SPEEDUP one.
 
   bench_spread.py REPORT [REPORT ...]
 """
-import math
-import re
+import os
 import statistics
 import sys
 
-ROW = re.compile(r"^(perf-\S+)\s+PASS\s+\S+ \S+ \S+\s+\S+\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)x")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_regions import geomean, rows  # noqa: E402
 
 
 def speedups(path):
-    out = {}
-    for m in map(ROW.match, open(path, encoding="utf-8")):
-        if m:
-            kernel_tflops, baseline_tflops = float(m.group(3)), float(m.group(4))
-            out[m.group(1)] = kernel_tflops / baseline_tflops
-    return out
-
-
-def geomean(values):
-    return math.exp(sum(math.log(v) for v in values) / len(values))
+    return {k: tflops / baseline_tflops for k, (_, tflops, baseline_tflops, _) in rows(path).items()}
 
 
 runs = [(path, speedups(path)) for path in sys.argv[1:]]
