@@ -271,6 +271,9 @@ int RunScenarioJob(kernelseek::v1::JobKind kind, const std::vector<std::string>&
                  "timing budget per scenario in seconds (0: the worker's default)");
     flags.Bool("reuse-baseline", &request.reuse_baseline,
                "reuse the worker's cached baseline timings (same GPU, driver, baseline version)");
+    flags.Int("rounds", &request.rounds,
+              "time every scenario this many times, candidate and baseline taking turns, and keep "
+              "each side's fastest (1-10; 0: once); a slow spell of either side then matters less");
   }
   AddCompileFlags(&flags, &request.compile);
   flags.Bool("no-wait", &no_wait, "print the job id and return without waiting");

@@ -140,6 +140,7 @@ std::string FormatRunOptions(kernelseek::v1::JobKind kind,
     if (options.max_seconds_per_scenario() > 0) {
       absl::StrAppend(&out, ", at most ", options.max_seconds_per_scenario(), " s per scenario");
     }
+    if (options.rounds() > 1) absl::StrAppend(&out, ", best of ", options.rounds(), " rounds");
   }
   return out;
 }

@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "common/profile_text.h"
+#include "common/run_limits.h"
 
 namespace kseek {
 namespace {
@@ -73,6 +74,10 @@ absl::Status CheckBenchOptions(const RunRequest& request) {
                                                    "\" is not one of ",
                                                    absl::StrJoin(kBaselineNames, ", ")));
   }
+  if (request.rounds < 0 || request.rounds > kMaxBenchRounds) {
+    return absl::InvalidArgumentError(absl::StrCat("--rounds wants 0..", kMaxBenchRounds,
+                                                   " (0: one round), got ", request.rounds));
+  }
   double seconds = request.max_seconds_per_scenario;
   if (!std::isfinite(seconds) || seconds < 0 || seconds > kMaxSecondsPerScenario) {
     return absl::InvalidArgumentError(absl::StrCat("--max-seconds wants 0..",
@@ -103,9 +108,10 @@ absl::StatusOr<kernelseek::v1::JobSpec> MakeRunSpec(const RunRequest& request) {
   if (!scenarios.ok()) return scenarios;
   if (bench) {
     if (absl::Status s = CheckBenchOptions(request); !s.ok()) return s;
-  } else if (!request.baseline.empty() || request.max_seconds_per_scenario != 0 || request.reuse_baseline) {
+  } else if (!request.baseline.empty() || request.max_seconds_per_scenario != 0 || request.reuse_baseline ||
+             request.rounds != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "a baseline and a time cap apply to bench only, not ", profile ? "profile" : "verify"));
+        "a baseline, a time cap and rounds apply to bench only, not ", profile ? "profile" : "verify"));
   }
 
   if (profile && (request.hotspots < 0 || request.hotspots > kMaxProfileHotSpots)) {
@@ -127,6 +133,7 @@ absl::StatusOr<kernelseek::v1::JobSpec> MakeRunSpec(const RunRequest& request) {
     run->set_baseline(request.baseline);
     run->set_max_seconds_per_scenario(request.max_seconds_per_scenario);
     run->set_reuse_baseline(request.reuse_baseline);
+    run->set_rounds(static_cast<int32_t>(request.rounds));
   }
   if (profile) run->set_hotspots(static_cast<int32_t>(request.hotspots));
   return spec;

@@ -29,12 +29,14 @@ struct RunRequest {
   std::string baseline;                 // bench only; one of kBaselineNames
   double max_seconds_per_scenario = 0;  // bench only; 0: the worker's default
   bool reuse_baseline = false;          // bench only: the worker's cached baseline timings
+  int64_t rounds = 0;                   // bench only: timing rounds, best kept; 0: one
   int64_t hotspots = 0;                 // profile only: SASS lines with the most warp stalls, 0..50
 };
 
 // INVALID_ARGUMENT for a bad option, naming the flag and value (profile: no
 // --scenario, a list, or "all"; that a set name is not an id only the server
-// knows; --hotspots outside 0..50 or on another kind); NOT_FOUND or PERMISSION_DENIED for an unreadable file (from
+// knows; --hotspots outside 0..50 or on another kind; --rounds outside 0..10 or
+// on another kind); NOT_FOUND or PERMISSION_DENIED for an unreadable file (from
 // MakeCompileSpec).
 absl::StatusOr<kernelseek::v1::JobSpec> MakeRunSpec(const RunRequest& request);
 

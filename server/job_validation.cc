@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/profile_text.h"
 #include "common/properties.h"
+#include "common/run_limits.h"
 #include "worker/nvcc_command.h"
 
 namespace kseek {
@@ -24,6 +25,11 @@ absl::Status ValidateRunOptions(kernelseek::v1::JobSpec* spec, const ProblemCata
   kernelseek::v1::RunOptions* run = spec->mutable_run();
   absl::StatusOr<const runner::Problem*> problem = problems.Find(run->problem());
   if (!problem.ok()) return absl::InvalidArgumentError(problem.status().message());
+  if (!bench && run->rounds() != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("rounds (", run->rounds(), ") are for bench jobs only, not a ",
+                     spec->kind() == kernelseek::v1::JOB_KIND_PROFILE ? "profile" : "verify", " job"));
+  }
   if (spec->kind() == kernelseek::v1::JOB_KIND_PROFILE) {
     // ncu replays every profiled launch many times, so a profile is of one
     // scenario the caller chose by id, never of a set.
@@ -55,6 +61,11 @@ absl::Status ValidateRunOptions(kernelseek::v1::JobSpec* spec, const ProblemCata
   if (!bench) {
     if (!run->baseline().empty()) return absl::InvalidArgumentError("a verify job takes no baseline");
     return absl::OkStatus();
+  }
+  if (run->rounds() == 0) run->set_rounds(1);
+  if (run->rounds() < 1 || run->rounds() > kMaxBenchRounds) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("rounds ", run->rounds(), " is outside [1, ", kMaxBenchRounds, "]"));
   }
   if (run->baseline().empty()) run->set_baseline("cudnn");
   static const std::set<std::string> kBaselines = {"cudnn", "fa2", "fa3", "fa4", "none"};

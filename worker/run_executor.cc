@@ -71,6 +71,37 @@ ScenarioResult FromRunnerScenario(const json& s) {
   return r;
 }
 
+}  // namespace
+
+void KeepBestRound(const ScenarioResult& round, ScenarioResult* kept) {
+  if (kept->passed() && !round.passed()) {
+    kept->set_passed(false);
+    kept->set_reason(round.reason());
+    kept->set_max_abs_error(round.max_abs_error());
+    kept->set_error_bar(round.error_bar());
+    kept->set_rel_l2_error(round.rel_l2_error());
+  }
+  if (round.median_ms() > 0 && (kept->median_ms() <= 0 || round.median_ms() < kept->median_ms())) {
+    kept->set_median_ms(round.median_ms());
+    kept->set_min_ms(round.min_ms());
+    kept->set_max_ms(round.max_ms());
+    kept->set_repetitions(round.repetitions());
+    kept->set_tflops(round.tflops());
+    kept->set_sm_clock_mhz_before(round.sm_clock_mhz_before());
+    kept->set_sm_clock_mhz_after(round.sm_clock_mhz_after());
+  }
+  if (round.baseline_median_ms() > 0 &&
+      (kept->baseline_median_ms() <= 0 || round.baseline_median_ms() < kept->baseline_median_ms())) {
+    kept->set_baseline_median_ms(round.baseline_median_ms());
+    kept->set_baseline_tflops(round.baseline_tflops());
+    kept->clear_baseline_error();
+  } else if (kept->baseline_median_ms() <= 0 && !round.baseline_error().empty()) {
+    kept->set_baseline_error(round.baseline_error());
+  }
+}
+
+namespace {
+
 // The whole file, or "" when it cannot be read (ncu wrote none).
 std::string ReadWholeFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -135,85 +166,108 @@ absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, 
     chunks.emplace_back(selected->begin() + i, selected->begin() + std::min(selected->size(), i + chunk));
   }
   const bool with_baseline = bench && options.baseline() != "none";
+  const int rounds = bench ? std::max(1, options.rounds()) : 1;
+  progress.set_total(static_cast<int32_t>(selected->size() * rounds));
   std::map<std::string, double> flops;
   for (const auto* s : *selected) flops[s->id()] = problem->Flops(*s).value_or(0);
 
+  // Each scenario's result so far, in the selection's order.
+  std::map<std::string, int> index_of;
   int done = 0;
-  for (const auto& ids : chunks) {
-    std::vector<std::string> names;
-    for (const auto* s : ids) names.push_back(s->id());
-    const int before = done;
-    SubprocessSpec runner;
-    runner.argv = RunnerArgv(manifest_path, so_path, bench ? "bench" : "verify", absl::StrJoin(names, ","));
-    if (bench) runner.argv.insert(runner.argv.end(), {"--bench-seconds", absl::StrCat(options.max_seconds_per_scenario())});
-    runner.time_limit = config_.startup_allowance +
-                        (config_.per_scenario_allowance + absl::Seconds(options.max_seconds_per_scenario())) *
-                            static_cast<int64_t>(ids.size());
-    runner.max_output_bytes = 64 << 20;
-    runner.on_stderr_line = [&](absl::string_view line) {
-      // "progress I/N ID": I counts within this runner process.
-      std::vector<absl::string_view> parts = absl::StrSplit(line, ' ');
-      int index = 0;
-      if (parts.size() >= 3 && parts[0] == "progress" &&
-          absl::SimpleAtoi(parts[1].substr(0, parts[1].find('/')), &index)) {
-        done = before + index - 1;
-        progress.set_done(done);
-        report(absl::StrCat(bench ? "benchmarking " : "verifying ", parts[2]), progress);
-      }
-    };
-    absl::StatusOr<SubprocessResult> ran = RunSubprocess(runner);
-    if (!ran.ok()) return ran.status();
-    done = before + static_cast<int>(ids.size());
-    progress.set_done(done);
+  bool runner_died = false;
+  for (int round = 0; round < rounds && !runner_died; ++round) {
+    const std::string round_label = rounds > 1 ? absl::StrCat(" (round ", round + 1, " of ", rounds, ")") : "";
+    for (const auto& ids : chunks) {
+      std::vector<std::string> names;
+      for (const auto* s : ids) names.push_back(s->id());
+      const int before = done;
+      SubprocessSpec runner;
+      runner.argv = RunnerArgv(manifest_path, so_path, bench ? "bench" : "verify", absl::StrJoin(names, ","));
+      if (bench) runner.argv.insert(runner.argv.end(), {"--bench-seconds", absl::StrCat(options.max_seconds_per_scenario())});
+      runner.time_limit = config_.startup_allowance +
+                          (config_.per_scenario_allowance + absl::Seconds(options.max_seconds_per_scenario())) *
+                              static_cast<int64_t>(ids.size());
+      runner.max_output_bytes = 64 << 20;
+      runner.on_stderr_line = [&](absl::string_view line) {
+        // "progress I/N ID": I counts within this runner process.
+        std::vector<absl::string_view> parts = absl::StrSplit(line, ' ');
+        int index = 0;
+        if (parts.size() >= 3 && parts[0] == "progress" &&
+            absl::SimpleAtoi(parts[1].substr(0, parts[1].find('/')), &index)) {
+          done = before + index - 1;
+          progress.set_done(done);
+          report(absl::StrCat(bench ? "benchmarking " : "verifying ", parts[2], round_label), progress);
+        }
+      };
+      absl::StatusOr<SubprocessResult> ran = RunSubprocess(runner);
+      if (!ran.ok()) return ran.status();
+      done = before + static_cast<int>(ids.size());
+      progress.set_done(done);
 
-    // The runner prints its document even when a kernel failed (exit 1) or
-    // hung or lost the GPU context (exit 3); a killed runner prints nothing.
-    json doc = json::parse(ran->stdout_text, nullptr, /*allow_exceptions=*/false);
-    if (doc.is_object()) {
-      const json& device = doc.value("device", json::object());
-      result.set_gpu(device.value("name", ""));
-      if (device.contains("cuda_driver_version")) {
-        int v = device["cuda_driver_version"].get<int>();
-        result.set_driver(absl::StrCat(v / 1000, ".", (v % 1000) / 10));
+      // The runner prints its document even when a kernel failed (exit 1) or
+      // hung or lost the GPU context (exit 3); a killed runner prints nothing.
+      std::vector<ScenarioResult> chunk_results;
+      json doc = json::parse(ran->stdout_text, nullptr, /*allow_exceptions=*/false);
+      if (doc.is_object()) {
+        const json& device = doc.value("device", json::object());
+        result.set_gpu(device.value("name", ""));
+        if (device.contains("cuda_driver_version")) {
+          int v = device["cuda_driver_version"].get<int>();
+          result.set_driver(absl::StrCat(v / 1000, ".", (v % 1000) / 10));
+        }
+        for (const json& s : doc.value("scenarios", json::array())) chunk_results.push_back(FromRunnerScenario(s));
       }
-      for (const json& s : doc.value("scenarios", json::array())) *result.add_scenarios() = FromRunnerScenario(s);
-    }
-    if (!ran->Succeeded() && ran->exit_code != 1) {
-      std::string why = ran->timed_out ? absl::StrCat("kseek-runner ", ran->Describe())
-                                       : absl::StrCat("kseek-runner ended with ", ran->Describe());
-      result.set_runner_error(absl::StrCat(why, ": ", OutputTail(ran->stderr_text, 2000)));
-      if (!doc.is_object()) {
-        for (const std::string& id : names) {
-          ScenarioResult* r = result.add_scenarios();
-          r->set_id(id);
-          r->set_reason(result.runner_error());
+      if (!ran->Succeeded() && ran->exit_code != 1) {
+        std::string why = ran->timed_out ? absl::StrCat("kseek-runner ", ran->Describe())
+                                         : absl::StrCat("kseek-runner ended with ", ran->Describe());
+        result.set_runner_error(absl::StrCat(why, ": ", OutputTail(ran->stderr_text, 2000)));
+        if (!doc.is_object()) {
+          for (const std::string& id : names) {
+            ScenarioResult r;
+            r.set_id(id);
+            r.set_reason(result.runner_error());
+            chunk_results.push_back(std::move(r));
+          }
+        }
+        runner_died = true;  // the GPU may be unusable: the next job gets a fresh process
+      }
+
+      if (with_baseline && !runner_died) {
+        report(absl::StrCat("timing baseline ", options.baseline(), round_label), progress);
+        BaselineTimer timer({.python = config_.python,
+                             .baselines_dir = config_.baselines_dir,
+                             .cache_dir = config_.baseline_cache_dir,
+                             .work_dir = work->path(),
+                             .startup_allowance = config_.startup_allowance});
+        BaselineTimings timings = timer.Time(*problem, ids, options.baseline(), options.max_seconds_per_scenario(),
+                                             result.gpu(), result.driver(), options.reuse_baseline());
+        if (!timings.baseline.empty()) result.set_baseline(timings.baseline);
+        for (ScenarioResult& r : chunk_results) {
+          auto it = timings.by_id.find(r.id());
+          if (it == timings.by_id.end()) continue;
+          if (!it->second.ok) {
+            r.set_baseline_error(it->second.error);
+            continue;
+          }
+          r.set_baseline_median_ms(it->second.median_ms);
+          if (it->second.median_ms > 0) {
+            r.set_baseline_tflops(flops[r.id()] / (it->second.median_ms * 1e-3) / 1e12);
+          }
         }
       }
-      break;  // the GPU may be unusable: the next job gets a fresh process
-    }
-
-    if (!with_baseline) continue;
-    report(absl::StrCat("timing baseline ", options.baseline()), progress);
-    BaselineTimer timer({.python = config_.python,
-                         .baselines_dir = config_.baselines_dir,
-                         .cache_dir = config_.baseline_cache_dir,
-                         .work_dir = work->path(),
-                         .startup_allowance = config_.startup_allowance});
-    BaselineTimings timings = timer.Time(*problem, ids, options.baseline(), options.max_seconds_per_scenario(),
-                                         result.gpu(), result.driver(), options.reuse_baseline());
-    if (!timings.baseline.empty()) result.set_baseline(timings.baseline);
-    for (ScenarioResult& r : *result.mutable_scenarios()) {
-      auto it = timings.by_id.find(r.id());
-      if (it == timings.by_id.end()) continue;
-      if (!it->second.ok) {
-        r.set_baseline_error(it->second.error);
-        continue;
+      for (ScenarioResult& r : chunk_results) {
+        auto [it, inserted] = index_of.emplace(r.id(), result.scenarios_size());
+        if (inserted) {
+          *result.add_scenarios() = std::move(r);
+        } else {
+          KeepBestRound(r, result.mutable_scenarios(it->second));
+        }
       }
-      double ms = it->second.median_ms;
-      r.set_baseline_median_ms(ms);
-      if (ms > 0) r.set_baseline_tflops(flops[r.id()] / (ms * 1e-3) / 1e12);
-      if (r.median_ms() > 0) r.set_speedup(ms / r.median_ms());
+      if (runner_died) break;
     }
+  }
+  for (ScenarioResult& r : *result.mutable_scenarios()) {
+    if (r.baseline_median_ms() > 0 && r.median_ms() > 0) r.set_speedup(r.baseline_median_ms() / r.median_ms());
   }
 
   double log_speedup = 0, log_tflops = 0;
@@ -235,7 +289,7 @@ absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, 
   }
   if (timed > 0) result.set_geomean_tflops(std::exp(log_tflops / timed));
   if (speedups > 0) result.set_geomean_speedup(std::exp(log_speedup / speedups));
-  progress.set_done(static_cast<int32_t>(selected->size()));
+  progress.set_done(progress.total());
   report("done", progress);
   return result;
 }

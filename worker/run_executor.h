@@ -4,8 +4,9 @@
 // scenarios of the problem (a fresh process each time, so a kernel that
 // faults or hangs takes only that process down), and for bench jobs times the
 // baseline program on the same scenarios, alternating with the runner chunk
-// by chunk so both see the GPU in the same state. Every number in the result
-// comes from those programs. A profile job runs the runner on one scenario
+// by chunk so both see the GPU in the same state; with RunOptions.rounds > 1
+// all of that again, keeping each side's fastest round. Every number in the
+// result comes from those programs. A profile job runs the runner on one scenario
 // under Nsight Compute (ncu), profiling only the candidate's own kernels.
 // Immutable after construction; Run and Profile may be called on several
 // threads at once.
@@ -47,6 +48,12 @@ struct RunExecutorConfig {
   std::string ncu_path;
   std::string ncu_version;
 };
+
+// Folds one more bench round of a scenario into what `kept` holds: the
+// scenario fails if it failed in any round; the candidate's timing is the
+// fastest round's (lowest median), and so, separately, is the baseline's.
+// The speedup is left to the caller.
+void KeepBestRound(const kernelseek::v1::ScenarioResult& round, kernelseek::v1::ScenarioResult* kept);
 
 class RunExecutor {
  public:

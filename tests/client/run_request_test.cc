@@ -4,6 +4,7 @@
 #include <fstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "tests/testing/temp_dir.h"
 
 namespace kseek {
@@ -36,6 +37,32 @@ TEST_CASE("a bench request becomes a BENCH spec with its run and compile options
   CHECK(spec->run().scenarios() == "perf");
   CHECK(spec->run().baseline() == "cudnn");
   CHECK(spec->run().max_seconds_per_scenario() == 2.5);
+  CHECK(spec->run().rounds() == 0);
+}
+
+TEST_CASE("bench rounds go into the spec, 0..10, and only for bench") {
+  testing::TempDir dir;
+  std::ofstream(dir.File("k.cu")) << "\n";
+  RunRequest request = Bench(dir.File("k.cu"));
+  request.rounds = 3;
+  absl::StatusOr<kernelseek::v1::JobSpec> spec = MakeRunSpec(request);
+  REQUIRE(spec.ok());
+  CHECK(spec->run().rounds() == 3);
+
+  for (int64_t n : {-1, 11}) {
+    request.rounds = n;
+    absl::StatusOr<kernelseek::v1::JobSpec> bad = MakeRunSpec(request);
+    REQUIRE_FALSE(bad.ok());
+    CHECK(std::string(bad.status().message()) ==
+          absl::StrCat("--rounds wants 0..10 (0: one round), got ", n));
+  }
+  request.rounds = 2;
+  request.kind = kernelseek::v1::JOB_KIND_VERIFY;
+  request.baseline.clear();
+  absl::StatusOr<kernelseek::v1::JobSpec> verify = MakeRunSpec(request);
+  REQUIRE_FALSE(verify.ok());
+  CHECK(std::string(verify.status().message()) ==
+        "a baseline, a time cap and rounds apply to bench only, not verify");
 }
 
 TEST_CASE("a verify request carries no baseline") {
@@ -153,11 +180,15 @@ TEST_CASE("a profile wants exactly one scenario id and no bench options, checked
   }
   SECTION("a baseline") {
     request.baseline = "cudnn";
-    CHECK(message(request) == "a baseline and a time cap apply to bench only, not profile");
+    CHECK(message(request) == "a baseline, a time cap and rounds apply to bench only, not profile");
   }
   SECTION("a time cap") {
     request.max_seconds_per_scenario = 1;
-    CHECK(message(request) == "a baseline and a time cap apply to bench only, not profile");
+    CHECK(message(request) == "a baseline, a time cap and rounds apply to bench only, not profile");
+  }
+  SECTION("rounds") {
+    request.rounds = 3;
+    CHECK(message(request) == "a baseline, a time cap and rounds apply to bench only, not profile");
   }
   SECTION("too many hot spots") {
     request.hotspots = 51;

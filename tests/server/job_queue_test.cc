@@ -270,6 +270,30 @@ TEST_CASE("verify and bench jobs with unknown problems, scenarios or baselines a
   REQUIRE(f.queue.ListJobs(10)->empty());
 }
 
+TEST_CASE("bench rounds default to one, at most 10, and are refused on other kinds") {
+  Fixture f;
+  std::string id = f.queue.Submit("ana", RunSpec(kernelseek::v1::JOB_KIND_BENCH, "perf")).value();
+  CHECK(f.queue.GetJob(id).value().spec().run().rounds() == 1);
+  for (int n : {-1, 11}) {
+    JobSpec spec = RunSpec(kernelseek::v1::JOB_KIND_BENCH, "perf");
+    spec.mutable_run()->set_rounds(n);
+    auto r = f.queue.Submit("ana", spec);
+    INFO(n);
+    CHECK(r.status().code() == absl::StatusCode::kInvalidArgument);
+    CHECK_THAT(std::string(r.status().message()),
+               Catch::Contains(absl::StrCat("rounds ", n, " is outside [1, 10]")));
+  }
+  JobSpec verify = RunSpec(kernelseek::v1::JOB_KIND_VERIFY, "all");
+  verify.mutable_run()->set_rounds(3);
+  auto r = f.queue.Submit("ana", verify);
+  CHECK(r.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK_THAT(std::string(r.status().message()), Catch::Contains("rounds (3) are for bench jobs only, not a verify job"));
+  JobSpec three = RunSpec(kernelseek::v1::JOB_KIND_BENCH, "perf");
+  three.mutable_run()->set_rounds(3);
+  std::string id3 = f.queue.Submit("ana", three).value();
+  CHECK(f.queue.GetJob(id3).value().spec().run().rounds() == 3);
+}
+
 TEST_CASE("hotspots are for profile jobs only, at most 50") {
   Fixture f;
   for (int n : {-1, 51, 1000}) {

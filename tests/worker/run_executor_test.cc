@@ -105,6 +105,51 @@ struct ProfileFixture {
 
 bool HaveNvcc() { return access(kNvccPath, X_OK) == 0; }
 
+kernelseek::v1::ScenarioResult Round(bool passed, double ms, double baseline_ms) {
+  kernelseek::v1::ScenarioResult r;
+  r.set_id(kScenario);
+  r.set_passed(passed);
+  if (!passed) r.set_reason("max error 0.5 > bar 0.02 in o");
+  r.set_median_ms(ms);
+  r.set_tflops(ms > 0 ? 69.0 / ms : 0);
+  r.set_repetitions(100);
+  r.set_baseline_median_ms(baseline_ms);
+  r.set_baseline_tflops(baseline_ms > 0 ? 69.0 / baseline_ms : 0);
+  return r;
+}
+
+TEST_CASE("bench rounds keep each side's fastest round, separately") {
+  kernelseek::v1::ScenarioResult kept = Round(true, 0.150, 0.130);
+  KeepBestRound(Round(true, 0.140, 0.190), &kept);  // a faster candidate, a slow baseline spell
+  CHECK(kept.passed());
+  CHECK(kept.median_ms() == 0.140);
+  CHECK(kept.tflops() == 69.0 / 0.140);
+  CHECK(kept.baseline_median_ms() == 0.130);
+  CHECK(kept.baseline_tflops() == 69.0 / 0.130);
+  KeepBestRound(Round(true, 0.145, 0.125), &kept);
+  CHECK(kept.median_ms() == 0.140);
+  CHECK(kept.baseline_median_ms() == 0.125);
+}
+
+TEST_CASE("a scenario that fails in any round fails, whatever its timings") {
+  kernelseek::v1::ScenarioResult kept = Round(true, 0.150, 0.130);
+  KeepBestRound(Round(false, 0.100, 0.130), &kept);
+  CHECK_FALSE(kept.passed());
+  CHECK(kept.reason() == "max error 0.5 > bar 0.02 in o");
+  KeepBestRound(Round(true, 0.090, 0.130), &kept);
+  CHECK_FALSE(kept.passed());
+}
+
+TEST_CASE("a baseline error stays only while no round has a baseline timing") {
+  kernelseek::v1::ScenarioResult kept = Round(true, 0.150, 0);
+  kept.set_baseline_error("baseline program timed out");
+  KeepBestRound(Round(true, 0.150, 0), &kept);
+  CHECK(kept.baseline_error() == "baseline program timed out");
+  KeepBestRound(Round(true, 0.150, 0.130), &kept);
+  CHECK(kept.baseline_error().empty());
+  CHECK(kept.baseline_median_ms() == 0.130);
+}
+
 TEST_CASE("a profile job with hot spots runs ncu twice and joins the source page to the kernel") {
   if (!HaveNvcc()) {
     WARN("skipped: no nvcc at " << kNvccPath);
