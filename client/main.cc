@@ -504,6 +504,8 @@ int RunSessionStart(const std::vector<std::string>& args, const GlobalOptions& g
                "scenarios a version must pass: all, a set name, or ID,ID,...");
   flags.String("bench-scenarios", &request.bench_scenarios,
                "scenarios the speedup is measured on: perf, a set name, or ID,ID,...");
+  flags.Int("bench-rounds", &request.bench_rounds,
+            "rounds of every bench, each side keeping its fastest (1-10; 0: the server's default, 1)");
   flags.Int("plateau", &request.plateau_benchmarks,
             "benchmarks in a row without --plateau-gain that make a plateau (0: server default)");
   flags.Double("plateau-gain", &request.plateau_min_gain,

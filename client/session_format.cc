@@ -194,7 +194,9 @@ std::string FormatSessionDetails(const SessionDetails& details, absl::Time now) 
       {"scenarios",
        absl::StrCat("verify on ", spec.verify_scenarios().empty() ? "all" : spec.verify_scenarios(),
                     ", bench on ",
-                    spec.bench_scenarios().empty() ? "perf" : spec.bench_scenarios())},
+                    spec.bench_scenarios().empty() ? "perf" : spec.bench_scenarios(),
+                    spec.bench_rounds() > 1 ? absl::StrCat(", best of ", spec.bench_rounds(), " rounds")
+                                            : "")},
       {"kernel", OrDash(spec.kernel_name())},
       {"llm", FormatLlm(spec.llm())},
       {"questions", QuestionModeLabel(spec.questions())},

@@ -13,6 +13,7 @@
 #include "absl/strings/string_view.h"
 #include "client/compile_request.h"
 #include "client/run_request.h"
+#include "common/run_limits.h"
 
 namespace kseek {
 namespace {
@@ -98,6 +99,10 @@ absl::Status CheckOptions(const SessionRequest& request) {
     return s;
   }
   if (absl::Status s = CheckScenarios("bench-scenarios", request.bench_scenarios); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = CheckCount("bench-rounds", request.bench_rounds, kMaxBenchRounds, true);
+      !s.ok()) {
     return s;
   }
   if (absl::Status s = CheckCount("plateau", request.plateau_benchmarks, kMaxPolicyCount, true);
@@ -211,6 +216,7 @@ absl::StatusOr<SessionSpec> MakeSessionSpec(const SessionRequest& request) {
   spec.set_max_steps(static_cast<int32_t>(request.max_steps));
   spec.set_verify_scenarios(request.verify_scenarios);
   spec.set_bench_scenarios(request.bench_scenarios);
+  spec.set_bench_rounds(static_cast<int32_t>(request.bench_rounds));
   kernelseek::v1::PolicyOptions* policy = spec.mutable_policy();
   policy->set_plateau_benchmarks(static_cast<int32_t>(request.plateau_benchmarks));
   policy->set_plateau_min_gain(request.plateau_min_gain);

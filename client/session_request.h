@@ -30,6 +30,7 @@ struct SessionRequest {
   int64_t max_steps = 0;
   std::string verify_scenarios = "all";
   std::string bench_scenarios = "perf";
+  int64_t bench_rounds = 0;  // 0: the server's default, one round
   // Zero leaves each policy option to the server's default.
   int64_t plateau_benchmarks = 0;
   double plateau_min_gain = 0;

@@ -403,7 +403,10 @@ absl::StatusOr<Job> AgentTools::RunJob(kernelseek::v1::JobKind kind, const std::
     spec.mutable_run()->set_scenarios(!scenarios.empty() ? scenarios
                                       : bench            ? spec_.bench_scenarios()
                                                          : spec_.verify_scenarios());
-    if (bench) spec.mutable_run()->set_baseline(spec_.baseline());
+    if (bench) {
+      spec.mutable_run()->set_baseline(spec_.baseline());
+      spec.mutable_run()->set_rounds(spec_.bench_rounds());
+    }
     if (kind == kernelseek::v1::JOB_KIND_PROFILE) spec.mutable_run()->set_hotspots(hotspots);
   }
   return jobs_->Run(user_, std::move(spec), cancelled);

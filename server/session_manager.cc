@@ -145,6 +145,7 @@ absl::Status SessionManager::ValidateSpec(SessionSpec* spec) {
   if (spec->verify_scenarios().empty()) spec->set_verify_scenarios("all");
   if (spec->bench_scenarios().empty()) spec->set_bench_scenarios("perf");
   if (spec->baseline().empty()) spec->set_baseline("cudnn");
+  if (spec->bench_rounds() == 0) spec->set_bench_rounds(1);
   // The jobs the tools will submit must pass the queue's own checks.
   for (kernelseek::v1::JobKind kind :
        {kernelseek::v1::JOB_KIND_COMPILE, kernelseek::v1::JOB_KIND_VERIFY, kernelseek::v1::JOB_KIND_BENCH}) {
@@ -157,7 +158,10 @@ absl::Status SessionManager::ValidateSpec(SessionSpec* spec) {
       job.mutable_run()->set_problem(spec->problem());
       const bool bench = kind == kernelseek::v1::JOB_KIND_BENCH;
       job.mutable_run()->set_scenarios(bench ? spec->bench_scenarios() : spec->verify_scenarios());
-      if (bench) job.mutable_run()->set_baseline(spec->baseline());
+      if (bench) {
+        job.mutable_run()->set_baseline(spec->baseline());
+        job.mutable_run()->set_rounds(spec->bench_rounds());
+      }
     }
     if (absl::StatusOr<std::vector<kernelseek::v1::Property>> r = ValidateJobSpec(&job, *problems_); !r.ok()) {
       return r.status();

@@ -113,7 +113,7 @@ TEST_CASE("kseek session start sends the spec and prints a summary, then the id"
   std::string start =
       absl::StrCat("session start --problem attention_fwd --arch sm_90a --kernel ", kernel,
                    " --baseline fa3 --target 1.10 --llm anthropic:claude-test --questions bank "
-                   "--max-steps 40 --plateau 4 --plateau-gain 0.05 --failure-streak 2 ",
+                   "--max-steps 40 --plateau 4 --plateau-gain 0.05 --failure-streak 2 --bench-rounds 2 ",
                    s.flags());
 
   Outcome o = RunKseek(start);
@@ -134,6 +134,7 @@ TEST_CASE("kseek session start sends the spec and prints a summary, then the id"
   CHECK(spec.max_steps() == 40);
   CHECK(spec.verify_scenarios() == "all");
   CHECK(spec.bench_scenarios() == "perf");
+  CHECK(spec.bench_rounds() == 2);
   CHECK(spec.policy().plateau_benchmarks() == 4);
   CHECK(spec.policy().plateau_min_gain() == 0.05);
   CHECK(spec.policy().failure_streak() == 2);

@@ -72,6 +72,16 @@ TEST_CASE("session show has the goal, the best version, the speedup history and 
         "    What measurement shows that is the ceiling?\n");
 }
 
+TEST_CASE("session show names the bench rounds when there are several") {
+  SessionDetails details = MakeSessionDetails();
+  details.mutable_session()->mutable_spec()->set_bench_rounds(3);
+  CHECK_THAT(FormatSessionDetails(details, SessionEpoch()),
+             Catch::Contains("scenarios  verify on all, bench on perf, best of 3 rounds\n"));
+  details.mutable_session()->mutable_spec()->set_bench_rounds(1);
+  CHECK_THAT(FormatSessionDetails(details, SessionEpoch()),
+             Catch::Contains("scenarios  verify on all, bench on perf\n"));
+}
+
 TEST_CASE("session show of a fresh session says nothing is counted or asked yet") {
   SessionDetails details = MakeSessionDetails();
   details.mutable_session()->clear_best_version();

@@ -81,6 +81,7 @@ TEST_CASE("a session spec carries the kernel file and every option") {
   SessionRequest request = ValidRequest(path);
   request.questions = "self";
   request.bench_scenarios = "perf-a,perf-b";
+  request.bench_rounds = 3;
   request.plateau_benchmarks = 4;
   request.plateau_min_gain = 0.05;
   request.failure_streak = 2;
@@ -98,6 +99,7 @@ TEST_CASE("a session spec carries the kernel file and every option") {
   CHECK(spec->max_steps() == 40);
   CHECK(spec->verify_scenarios() == "all");
   CHECK(spec->bench_scenarios() == "perf-a,perf-b");
+  CHECK(spec->bench_rounds() == 3);
   CHECK(spec->policy().plateau_benchmarks() == 4);
   CHECK(spec->policy().plateau_min_gain() == 0.05);
   CHECK(spec->policy().failure_streak() == 2);
@@ -128,6 +130,8 @@ TEST_CASE("bad session options are usage errors checked before the file is read"
                          "--bench-scenarios \"perf,\" has an empty item"));
   CHECK(absl::StartsWith(error([](SessionRequest* r) { r->plateau_min_gain = 2; }).message(),
                          "--plateau-gain wants a fraction in [0, 1)"));
+  CHECK(error([](SessionRequest* r) { r->bench_rounds = 11; }).message() ==
+        "--bench-rounds wants 0..10 (0: the server's default), got 11");
   CHECK(error([](SessionRequest* r) { r->plateau_benchmarks = -1; }).message() ==
         "--plateau wants 0..1000 (0: the server's default), got -1");
   CHECK(error([](SessionRequest* r) { r->arch = "hopper"; }).message() ==

@@ -152,6 +152,31 @@ TEST_CASE("a version counts only after it compiled, passed verify and was benchm
   REQUIRE(f.tools->best_version() == versions[2].id());
 }
 
+TEST_CASE("bench jobs carry the session's baseline, scenarios and rounds", "[tools]") {
+  Fixture f;
+  f.spec.set_bench_rounds(3);
+  f.tools = std::make_unique<AgentTools>(f.store.get(), &f.jobs, f.id, "tester", f.spec,
+                                         [&f](const std::string& kind, const std::string& author, nlohmann::json p) {
+                                           kernelseek::v1::SessionEvent e;
+                                           e.set_kind(kind);
+                                           e.set_author(author);
+                                           e.set_payload_json(p.dump());
+                                           return f.store->AppendSessionEvent(f.id, e);
+                                         });
+  REQUIRE(f.tools->Load().ok());
+  REQUIRE(f.Run("verify", "{}").signal == ToolSignal::kVerifyOk);
+  REQUIRE(f.Run("bench", "{}").signal == ToolSignal::kBenched);
+  std::vector<kernelseek::v1::JobSpec> specs = f.jobs.specs();
+  REQUIRE(specs.size() == 2);
+  CHECK(specs[0].run().rounds() == 0);  // verify
+  CHECK(specs[1].kind() == kernelseek::v1::JOB_KIND_BENCH);
+  CHECK(specs[1].run().baseline() == "cudnn");
+  CHECK(specs[1].run().scenarios() == "perf");
+  CHECK(specs[1].run().rounds() == 3);
+  ProblemCatalog problems = *ProblemCatalog::Load(KSEEK_SCENARIOS_DIR);
+  CHECK(ValidateJobSpec(&specs[1], problems).ok());
+}
+
 TEST_CASE("show_sass compiles when needed and names the functions when none matches", "[tools]") {
   Fixture f;
   ToolOutcome sass = f.Run("show_sass", R"({"function":"attention"})");
@@ -160,7 +185,7 @@ TEST_CASE("show_sass compiles when needed and names the functions when none matc
   ToolOutcome none = f.Run("show_sass", R"({"function":"softmax"})");
   REQUIRE(none.is_error);
   REQUIRE_THAT(none.content, Catch::Contains("attention_fwd_kernel"));
-  REQUIRE(f.jobs.kinds().size() == 1);  // the second call used the cached compile
+  REQUIRE(f.jobs.specs().size() == 1);  // the second call used the cached compile
 }
 
 // Answers profile jobs as QueueJobRunner would: UNAVAILABLE when no worker

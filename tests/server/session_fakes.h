@@ -96,9 +96,9 @@ class CannedJobRunner final : public JobRunner {
   absl::StatusOr<kernelseek::v1::Job> Run(const std::string& user, kernelseek::v1::JobSpec spec,
                                           const std::function<bool()>& cancelled) override {
     absl::MutexLock lock(&mu_);
-    kinds_.push_back(spec.kind());
+    specs_.push_back(spec);
     kernelseek::v1::Job job;
-    job.set_id(std::to_string(kinds_.size()));
+    job.set_id(std::to_string(specs_.size()));
     job.set_user(user);
     job.set_state(kernelseek::v1::JOB_STATE_SUCCEEDED);
     kernelseek::v1::CompileResult compile;
@@ -149,16 +149,17 @@ class CannedJobRunner final : public JobRunner {
     return job;
   }
 
-  std::vector<kernelseek::v1::JobKind> kinds() {
+  // Every job it was given, in order.
+  std::vector<kernelseek::v1::JobSpec> specs() {
     absl::MutexLock lock(&mu_);
-    return kinds_;
+    return specs_;
   }
 
  private:
   absl::Mutex mu_;
   std::vector<double> speedups_;
   size_t bench_count_ ABSL_GUARDED_BY(mu_) = 0;
-  std::vector<kernelseek::v1::JobKind> kinds_ ABSL_GUARDED_BY(mu_);
+  std::vector<kernelseek::v1::JobSpec> specs_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace kseek::testing

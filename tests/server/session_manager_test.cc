@@ -324,6 +324,9 @@ TEST_CASE("bad session specs are refused with the field and nothing is stored", 
   s = spec();
   s.set_kernel_name("../k.cu");
   REQUIRE(code(s).code() == absl::StatusCode::kInvalidArgument);
+  s = spec();
+  s.set_bench_rounds(11);
+  REQUIRE_THAT(std::string(code(s).message()), Catch::Contains("rounds 11 is outside [1, 10]"));
   REQUIRE(f.manager->ListSessions(10)->empty());
 }
 
