@@ -2,6 +2,7 @@
 #include "server/job_validation.h"
 
 #include <catch2/catch.hpp>
+#include <functional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -16,8 +17,10 @@ using testing::CannedJobRunner;
 constexpr char kKernel[] = "__global__ void k(float* x) {\n  x[0] = 1.0f;\n  x[1] = 1.0f;\n}\n";
 
 struct Fixture {
-  // `runner` replaces the canned runner when given.
-  explicit Fixture(JobRunner* runner = nullptr) {
+  // `runner` replaces the canned runner when given; `adjust` edits the
+  // session spec before the tools are made.
+  explicit Fixture(JobRunner* runner = nullptr,
+                   const std::function<void(kernelseek::v1::SessionSpec*)>& adjust = {}) {
     store = *Store::Open(dir.File("kseek.db"));
     spec.set_problem("attention_fwd");
     spec.set_arch("sm_90a");
@@ -27,6 +30,7 @@ struct Fixture {
     spec.set_target_speedup(1.1);
     spec.set_verify_scenarios("all");
     spec.set_bench_scenarios("perf");
+    if (adjust) adjust(&spec);
     kernelseek::v1::Session session;
     session.set_user("tester");
     *session.mutable_spec() = spec;
@@ -153,17 +157,7 @@ TEST_CASE("a version counts only after it compiled, passed verify and was benchm
 }
 
 TEST_CASE("bench jobs carry the session's baseline, scenarios and rounds", "[tools]") {
-  Fixture f;
-  f.spec.set_bench_rounds(3);
-  f.tools = std::make_unique<AgentTools>(f.store.get(), &f.jobs, f.id, "tester", f.spec,
-                                         [&f](const std::string& kind, const std::string& author, nlohmann::json p) {
-                                           kernelseek::v1::SessionEvent e;
-                                           e.set_kind(kind);
-                                           e.set_author(author);
-                                           e.set_payload_json(p.dump());
-                                           return f.store->AppendSessionEvent(f.id, e);
-                                         });
-  REQUIRE(f.tools->Load().ok());
+  Fixture f(nullptr, [](kernelseek::v1::SessionSpec* spec) { spec->set_bench_rounds(3); });
   REQUIRE(f.Run("verify", "{}").signal == ToolSignal::kVerifyOk);
   REQUIRE(f.Run("bench", "{}").signal == ToolSignal::kBenched);
   std::vector<kernelseek::v1::JobSpec> specs = f.jobs.specs();
