@@ -145,7 +145,6 @@ absl::Status SessionManager::ValidateSpec(SessionSpec* spec) {
   if (spec->verify_scenarios().empty()) spec->set_verify_scenarios("all");
   if (spec->bench_scenarios().empty()) spec->set_bench_scenarios("perf");
   if (spec->baseline().empty()) spec->set_baseline("cudnn");
-  if (spec->bench_rounds() == 0) spec->set_bench_rounds(1);
   // The jobs the tools will submit must pass the queue's own checks.
   for (kernelseek::v1::JobKind kind :
        {kernelseek::v1::JOB_KIND_COMPILE, kernelseek::v1::JOB_KIND_VERIFY, kernelseek::v1::JOB_KIND_BENCH}) {

@@ -149,8 +149,9 @@ absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, 
   absl::StatusOr<TempDir> work = TempDir::Create(config_.temp_dir, "kseek-run");
   if (!work.ok()) return work.status();
   const std::string so_path = absl::StrCat(work->path(), "/kernel.so");
+  const int rounds = bench ? std::max(1, options.rounds()) : 1;
   kernelseek::v1::Progress progress;
-  progress.set_total(static_cast<int32_t>(selected->size()));
+  progress.set_total(static_cast<int32_t>(selected->size() * rounds));
   report(absl::StrCat("building ", spec.source_name(), " for ", spec.compile().arch()), progress);
 
   RunResult result;
@@ -166,12 +167,16 @@ absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, 
     chunks.emplace_back(selected->begin() + i, selected->begin() + std::min(selected->size(), i + chunk));
   }
   const bool with_baseline = bench && options.baseline() != "none";
-  const int rounds = bench ? std::max(1, options.rounds()) : 1;
-  progress.set_total(static_cast<int32_t>(selected->size() * rounds));
+  const BaselineTimer timer({.python = config_.python,
+                             .baselines_dir = config_.baselines_dir,
+                             .cache_dir = config_.baseline_cache_dir,
+                             .work_dir = work->path(),
+                             .startup_allowance = config_.startup_allowance});
   std::map<std::string, double> flops;
   for (const auto* s : *selected) flops[s->id()] = problem->Flops(*s).value_or(0);
 
-  // Each scenario's result so far, in the selection's order.
+  // Where each scenario's result is in result.scenarios (the first round
+  // adds it; later rounds fold into it).
   std::map<std::string, int> index_of;
   int done = 0;
   bool runner_died = false;
@@ -234,11 +239,6 @@ absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, 
 
       if (with_baseline && !runner_died) {
         report(absl::StrCat("timing baseline ", options.baseline(), round_label), progress);
-        BaselineTimer timer({.python = config_.python,
-                             .baselines_dir = config_.baselines_dir,
-                             .cache_dir = config_.baseline_cache_dir,
-                             .work_dir = work->path(),
-                             .startup_allowance = config_.startup_allowance});
         BaselineTimings timings = timer.Time(*problem, ids, options.baseline(), options.max_seconds_per_scenario(),
                                              result.gpu(), result.driver(), options.reuse_baseline());
         if (!timings.baseline.empty()) result.set_baseline(timings.baseline);
@@ -266,13 +266,10 @@ absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, 
       if (runner_died) break;
     }
   }
-  for (ScenarioResult& r : *result.mutable_scenarios()) {
-    if (r.baseline_median_ms() > 0 && r.median_ms() > 0) r.set_speedup(r.baseline_median_ms() / r.median_ms());
-  }
-
   double log_speedup = 0, log_tflops = 0;
   int speedups = 0, timed = 0;
-  for (const ScenarioResult& r : result.scenarios()) {
+  for (ScenarioResult& r : *result.mutable_scenarios()) {
+    if (r.baseline_median_ms() > 0 && r.median_ms() > 0) r.set_speedup(r.baseline_median_ms() / r.median_ms());
     if (r.passed()) {
       result.set_passed(result.passed() + 1);
     } else {

@@ -285,7 +285,8 @@ __device__ __forceinline__ uint32_t PackPair(float lo, float hi) {
 
 // wgmma.mma_async m64nNk16 with fp32 accumulators. Ss: A and B K-major in
 // shared memory; Rs: A (P) in registers, B N-major (transposed) in shared
-// memory. Generated: one specialization per N and input type.
+// memory, and for N = 128 also K-major (Q in registers against K).
+// Generated: one specialization per N and input type.
 template <int N, bool kBf16>
 struct Wgmma;
 
