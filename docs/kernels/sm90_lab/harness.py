@@ -1,6 +1,6 @@
 """Checks sm90.so against an fp32 reference and times it against cuDNN SDPA.
 
-Usage: python3 harness.py SO... [--check] [--probe] [--scale] [--bench] [--only-d D] [--reps N]
+Usage: python3 harness.py SO... [--check] [--probe] [--scale] [--shapes] [--bench] [--only-d D] [--reps N]
 """
 import argparse, ctypes, math, os, statistics, sys, time
 import torch
@@ -175,6 +175,46 @@ def scale(kerns, reps):
             us = time_kernels(kerns, b, s, s, h, h, causal, reps, flush)
             print_times(f"SCALE d=128 c={causal} s={s:5d} h={h} b={b:2d}", us)
 
+def shapes(kerns, reps):
+    """Kernels and cuDNN interleaved on shapes chosen to separate a CTA's
+    per-tile cost from what a launch costs whatever its size, and to show what
+    a fractional last wave costs: h = 33 makes the work units an exact
+    multiple of the 132 CTAs; h = 15, 16, 17 at b = 4 leave 14.5, 15.5 and
+    16.5 units per CTA."""
+    flush = torch.empty(512 * 1024 * 1024, dtype=torch.uint8, device="cuda")
+    grid = [(128, 0, 512, 33, b) for b in (1, 2, 4, 8, 16)] + [(128, 0, 512, 16, 32)]
+    grid += [(128, 0, 4096, 33, b) for b in (1, 2)] + [(128, 0, 4096, h, 4) for h in (15, 16, 17)]
+    grid += [(256, 0, 512, 33, b) for b in (1, 2, 4, 8)] + [(256, 0, 512, 8, 32)]
+    grid += [(64, 1, 1024, 66, b) for b in (1, 2, 4)] + [(64, 1, 1024, 32, 16)]
+    for d, causal, s, h, b in grid:
+        torch.manual_seed(1)
+        q = torch.randn(b, s, h, d, device="cuda", dtype=torch.bfloat16)
+        k = torch.randn(b, s, h, d, device="cuda", dtype=torch.bfloat16)
+        v = torch.randn(b, s, h, d, device="cuda", dtype=torch.bfloat16)
+        o = torch.empty_like(q); lse = torch.empty(b, h, s, device="cuda")
+        scale = 1.0 / math.sqrt(d)
+        fns = {n: (lambda kern=kern, a=kern.make_args(q, k, v, o, lse, scale, causal): kern(a))
+               for n, kern in kerns.items()}
+        qt, kt, vt = (x.transpose(1, 2).contiguous() for x in (q, k, v))
+        def cudnn():
+            with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+                return F.scaled_dot_product_attention(qt, kt, vt, is_causal=bool(causal), scale=scale)
+        fns["cudnn"] = cudnn
+        for _ in range(3):
+            for f in fns.values():
+                f()
+        torch.cuda.synchronize()
+        times = {n: [] for n in fns}
+        for _ in range(reps):
+            for n, f in fns.items():
+                flush.zero_()
+                e0 = torch.cuda.Event(enable_timing=True); e1 = torch.cuda.Event(enable_timing=True)
+                e0.record(); f(); e1.record()
+                times[n].append((e0, e1))
+        torch.cuda.synchronize()
+        us = {n: statistics.median(a.elapsed_time(bb) for a, bb in t) * 1e3 for n, t in times.items()}
+        print_times(f"SHAPE d={d:3d} c={causal} s={s:5d} h={h:2d} b={b:2d}", us)
+
 def bench(kerns, reps, only_d=None):
     flush = torch.empty(512 * 1024 * 1024, dtype=torch.uint8, device="cuda")
     rows = []
@@ -243,6 +283,7 @@ if __name__ == "__main__":
     ap.add_argument("--only-d", type=int, default=None)
     ap.add_argument("--probe", action="store_true")
     ap.add_argument("--scale", action="store_true")
+    ap.add_argument("--shapes", action="store_true")
     ap.add_argument("--reps", type=int, default=10)
     a = ap.parse_args()
     kerns = {os.path.basename(p): Kernel(os.path.abspath(p)) for p in a.so}
@@ -256,6 +297,8 @@ if __name__ == "__main__":
         probe(kerns, a.reps)
     if a.scale:
         scale(kerns, a.reps)
+    if a.shapes:
+        shapes(kerns, a.reps)
     if a.bench:
         bench(kerns, a.reps, a.only_d)
     sys.exit(1 if bad else 0)
