@@ -24,6 +24,10 @@
 // Without a mask a work unit is one query tile; with the causal mask it is
 // the pair of query tiles j and M-1-j of one (batch, head), equal in cost, so
 // static round-robin is balanced and the pairs of one head share K/V in L2.
+// The units left over for a last wave (fewer than the CTAs) run whole, or,
+// where their tiles are long (d = 64 with three consumers, d = 128), in a
+// second launch that cuts their key blocks into equal ranges, one per CTA,
+// and merges the pieces of each tile (see "The last wave" below).
 // d = 96 and 192 run as 128 and 256: the TMA fills the columns past d with
 // zeros, which add nothing to Q K^T and produce columns of O not stored.
 //
@@ -40,7 +44,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <map>
+#include <mutex>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 // The runner's ABI (worker/runner/kernel_abi.h), declared here byte for byte
 // because kernels depend on nothing outside the toolkit.
@@ -136,6 +144,63 @@ struct FwdParams {
   int64_t lse_stride_b, lse_stride_h, lse_stride_s;
   int batch, heads, heads_kv, s_q, s_k, d, causal, num_m_tiles;
   float scale_log2;
+  int whole_units;  // the units this launch runs whole (the rest: a tail launch, TailArgs)
+};
+
+// The last wave. With U work units on G CTAs, round-robin leaves U % G
+// units for a last wave on some CTAs while the others idle: on the perf
+// grid, 15.5 units per CTA took as long as 16 (lab run s5-run02), for cuDNN
+// too. Where the leftover tiles are long, a second launch (the tail launch)
+// cuts their key blocks into equal ranges, one per CTA, each walked as up to
+// kMaxCtaPieces pieces of tiles; a tile cut into several pieces is finished
+// by whichever of its CTAs finishes last (FinishPiece). Only tiles of at
+// least MinSplitBlocks key blocks are cut: a piece costs a tile's fixed work
+// (first S block, epilogue), its partial result, and the tail launch's
+// start, which shorter tiles do not win back (lab runs s5-run04 to 06).
+// 0: never. The first launch's kernels are the ones without a tail.
+constexpr int kMaxCtaPieces = 4;
+constexpr int kMaxTilePieces = 4;
+constexpr int kMaxCtas = 160;
+
+__host__ __device__ constexpr int MinSplitBlocks(int d, int consumers) {
+  return d == 64 ? (consumers == 3 ? 16 : 0) : (d == 128 ? 64 : 0);
+}
+
+// One piece of the tail: key blocks [it_begin, it_end) of one tile, in the
+// kernels' order (highest keys first). A tile of `pieces` > 1 pieces keeps
+// one partial result per piece and consumer in TailArgs::partials from slot
+// `slot` on; `tile` numbers its completion counters.
+struct TailPiece {
+  int unit, sub;
+  int it_begin, it_end;
+  int piece, pieces;
+  int tile, slot;
+
+  __host__ __device__ __forceinline__ int4 Pack() const {
+    return make_int4(unit, it_begin, it_end,
+                     sub | (piece << 1) | (pieces << 4) | (tile << 8) | (slot << 20));
+  }
+  static __host__ __device__ __forceinline__ TailPiece Unpack(int4 v) {
+    return TailPiece{v.x, v.w & 1, v.y, v.z, (v.w >> 1) & 7, (v.w >> 4) & 15, (v.w >> 8) & 4095,
+                     v.w >> 20};
+  }
+};
+
+// The tail launch's own parameters (empty for the first launch).
+template <bool kTail>
+struct TailArgs {};
+
+template <>
+struct TailArgs<true> {
+  float* partials;  // split tiles' partial results
+  int* counters;    // per split tile and consumer: pieces done (0 between launches)
+  // kMaxCtaPieces per CTA, TailPiece::Pack (pieces == 0 ends a CTA's list),
+  // in the kernel's parameters (9 KB, which CUDA 12.1 and later allow): from
+  // there, with the warp reduction in TailAt, ptxas keeps the wgmma
+  // descriptors of the loops they bound in uniform registers. From global or
+  // __constant__ memory it computed every descriptor per thread, and the
+  // kernels ran 8% slower (s5-run05).
+  int4 table[kMaxCtas * kMaxCtaPieces];
 };
 
 // ---------------------------------------------------------------------------
@@ -470,18 +535,18 @@ struct TileCoord {
   int m_tile, head, batch;
 };
 
-__device__ __forceinline__ int NumUnits(const FwdParams& p) {
+__host__ __device__ __forceinline__ int NumUnits(const FwdParams& p) {
   const int per_bh = p.causal ? (p.num_m_tiles + 1) / 2 : p.num_m_tiles;
   return per_bh * p.batch * p.heads;
 }
 
-__device__ __forceinline__ int TilesInUnit(int unit, const FwdParams& p) {
+__host__ __device__ __forceinline__ int TilesInUnit(int unit, const FwdParams& p) {
   if (!p.causal) return 1;
   const int j = unit % ((p.num_m_tiles + 1) / 2);
   return (p.num_m_tiles - 1 - j != j) ? 2 : 1;
 }
 
-__device__ __forceinline__ TileCoord UnitTile(int unit, int sub, const FwdParams& p) {
+__host__ __device__ __forceinline__ TileCoord UnitTile(int unit, int sub, const FwdParams& p) {
   TileCoord c;
   int bh;
   if (p.causal) {
@@ -511,14 +576,26 @@ __device__ __forceinline__ bool NextTile(int unit, int sub, int tiles, int num_u
   return *next_unit < num_units;
 }
 
+// Piece i of the tail, its values made warp-uniform for ptxas (a warp
+// reduction writes a uniform register; a load with a per-thread index does
+// not, even from constant memory).
+__device__ __forceinline__ TailPiece TailAt(const TailArgs<true>& ta, int i) {
+  const int4 v = ta.table[i];
+  return TailPiece::Unpack(
+      make_int4(__reduce_max_sync(0xffffffffu, v.x), __reduce_max_sync(0xffffffffu, v.y),
+                __reduce_max_sync(0xffffffffu, v.z), __reduce_max_sync(0xffffffffu, v.w)));
+}
+
+__host__ __device__ __forceinline__ int MinInt(int a, int b) { return a < b ? a : b; }
+
 template <int kBlockN, int kRows = kBlockM>
-__device__ __forceinline__ int KvBlocks(int m0, const FwdParams& p) {
+__host__ __device__ __forceinline__ int KvBlocks(int m0, const FwdParams& p) {
   int n_blocks = (p.s_k + kBlockN - 1) / kBlockN;
   if (p.causal) {
     // Keys j visible to query i: j <= i + s_k - s_q (bottom-right aligned).
-    const int last_row = min(m0 + kRows, p.s_q) - 1;
+    const int last_row = MinInt(m0 + kRows, p.s_q) - 1;
     const int last_key = last_row + p.s_k - p.s_q;
-    n_blocks = last_key < 0 ? 0 : min(n_blocks, last_key / kBlockN + 1);
+    n_blocks = last_key < 0 ? 0 : MinInt(n_blocks, last_key / kBlockN + 1);
   }
   return n_blocks;
 }
@@ -605,14 +682,14 @@ struct SmemMap {
 // so it is not queued behind this tile's K/V. Its buffer is the previous
 // tile's, which the consumers release after that tile's last S product,
 // without waiting for anything of this tile, so the wait cannot deadlock.
-template <class Cfg, bool kEarlyQ = false>
+// In a tail launch (kTail) it walks this CTA's pieces, each with its Q.
+template <class Cfg, bool kEarlyQ, bool kTail>
 __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtensorMap* tmap_q,
                                             const CUtensorMap* tmap_k, const CUtensorMap* tmap_v,
-                                            const FwdParams& p) {
+                                            const FwdParams& p, const TailArgs<kTail>& ta) {
   constexpr int kStages = Cfg::kStages;
   constexpr int kQStages = Cfg::kQStages;
   static_assert(!kEarlyQ || kQStages == 2, "an early Q needs a second Q buffer");
-  const int num_units = NumUnits(p);
   int kv_iter = 0;
   int q_iter = 0;
   auto load_q = [&](const TileCoord& tc, int m0) {
@@ -625,41 +702,57 @@ __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtens
     }
     ++q_iter;
   };
-  bool q_loaded = false;  // this tile's Q went out early, during the previous tile
-  for (int unit = blockIdx.x; unit < num_units; unit += gridDim.x) {
-    const int tiles = TilesInUnit(unit, p);
-    for (int sub = 0; sub < tiles; ++sub) {
-      const TileCoord tc = UnitTile(unit, sub, p);
-      const int m0 = tc.m_tile * Cfg::kRows;
-      const int n_blocks = KvBlocks<Cfg::kBlockN, Cfg::kRows>(m0, p);
-      if (n_blocks == 0) continue;
-      const int head_kv = tc.head / (p.heads / p.heads_kv);
-      if (!q_loaded) load_q(tc, m0);
-      q_loaded = false;
-      for (int it = 0; it < n_blocks; ++it, ++kv_iter) {
-        const int n = n_blocks - 1 - it;
-        const int s = kv_iter % kStages;
-        const uint32_t phase = (kv_iter / kStages) & 1;
-        if (kv_iter >= kStages) MbarWait(sm.k_empty + 8 * s, phase ^ 1);
-        MbarExpectTx(sm.k_full + 8 * s, Cfg::kKvBytes);
-        for (int c = 0; c < Cfg::kChunks; ++c) {
-          TmaLoad4d(sm.k + s * Cfg::kKvBytes + c * Cfg::kBlockN * kSwizzleBytes, tmap_k, c * 64,
-                    head_kv, n * Cfg::kBlockN, tc.batch, sm.k_full + 8 * s);
-        }
-        if (kv_iter >= kStages) MbarWait(sm.v_empty + 8 * s, phase ^ 1);
-        MbarExpectTx(sm.v_full + 8 * s, Cfg::kKvBytes);
-        for (int c = 0; c < Cfg::kChunks; ++c) {
-          TmaLoad4d(sm.v + s * Cfg::kKvBytes + c * Cfg::kBlockN * kSwizzleBytes, tmap_v, c * 64,
-                    head_kv, n * Cfg::kBlockN, tc.batch, sm.v_full + 8 * s);
-        }
-        if (kEarlyQ && it == 0) {
-          int next_unit, next_sub;
-          if (NextTile(unit, sub, tiles, num_units, &next_unit, &next_sub)) {
-            const TileCoord next = UnitTile(next_unit, next_sub, p);
-            const int next_m0 = next.m_tile * Cfg::kRows;
-            if (KvBlocks<Cfg::kBlockN, Cfg::kRows>(next_m0, p) > 0) {
-              load_q(next, next_m0);
-              q_loaded = true;
+  // K and V of key block n into the next ring slot.
+  auto load_kv = [&](const TileCoord& tc, int n) {
+    const int head_kv = tc.head / (p.heads / p.heads_kv);
+    const int s = kv_iter % kStages;
+    const uint32_t phase = (kv_iter / kStages) & 1;
+    if (kv_iter >= kStages) MbarWait(sm.k_empty + 8 * s, phase ^ 1);
+    MbarExpectTx(sm.k_full + 8 * s, Cfg::kKvBytes);
+    for (int c = 0; c < Cfg::kChunks; ++c) {
+      TmaLoad4d(sm.k + s * Cfg::kKvBytes + c * Cfg::kBlockN * kSwizzleBytes, tmap_k, c * 64,
+                head_kv, n * Cfg::kBlockN, tc.batch, sm.k_full + 8 * s);
+    }
+    if (kv_iter >= kStages) MbarWait(sm.v_empty + 8 * s, phase ^ 1);
+    MbarExpectTx(sm.v_full + 8 * s, Cfg::kKvBytes);
+    for (int c = 0; c < Cfg::kChunks; ++c) {
+      TmaLoad4d(sm.v + s * Cfg::kKvBytes + c * Cfg::kBlockN * kSwizzleBytes, tmap_v, c * 64,
+                head_kv, n * Cfg::kBlockN, tc.batch, sm.v_full + 8 * s);
+    }
+    ++kv_iter;
+  };
+  if constexpr (kTail) {
+    for (int i = 0; i < kMaxCtaPieces; ++i) {
+      const TailPiece tp = TailAt(ta, blockIdx.x * kMaxCtaPieces + i);
+      if (tp.pieces == 0) break;
+      if (tp.it_begin == tp.it_end) continue;
+      const TileCoord tc = UnitTile(tp.unit, tp.sub, p);
+      const int n_blocks = KvBlocks<Cfg::kBlockN, Cfg::kRows>(tc.m_tile * Cfg::kRows, p);
+      load_q(tc, tc.m_tile * Cfg::kRows);
+      for (int it = tp.it_begin; it < tp.it_end; ++it) load_kv(tc, n_blocks - 1 - it);
+    }
+  } else {
+    bool q_loaded = false;  // this tile's Q went out early, during the previous tile
+    for (int unit = blockIdx.x; unit < p.whole_units; unit += gridDim.x) {
+      const int tiles = TilesInUnit(unit, p);
+      for (int sub = 0; sub < tiles; ++sub) {
+        const TileCoord tc = UnitTile(unit, sub, p);
+        const int m0 = tc.m_tile * Cfg::kRows;
+        const int n_blocks = KvBlocks<Cfg::kBlockN, Cfg::kRows>(m0, p);
+        if (n_blocks == 0) continue;
+        if (!q_loaded) load_q(tc, m0);
+        q_loaded = false;
+        for (int it = 0; it < n_blocks; ++it) {
+          load_kv(tc, n_blocks - 1 - it);
+          if (kEarlyQ && it == 0) {
+            int next_unit, next_sub;
+            if (NextTile(unit, sub, tiles, p.whole_units, &next_unit, &next_sub)) {
+              const TileCoord next = UnitTile(next_unit, next_sub, p);
+              const int next_m0 = next.m_tile * Cfg::kRows;
+              if (KvBlocks<Cfg::kBlockN, Cfg::kRows>(next_m0, p) > 0) {
+                load_q(next, next_m0);
+                q_loaded = true;
+              }
             }
           }
         }
@@ -873,6 +966,110 @@ __device__ __forceinline__ void StoreTile(const float (&o_acc)[Cfg::kD / 2],
   }
 }
 
+// Whether `pred` is set in any thread of one consumer warpgroup (a
+// reduction on its named barrier). The vote tells ptxas the result is the
+// same in every thread of a warp, so that a branch on it is not divergent:
+// a divergent branch anywhere in a consumer's tile made ptxas compute every
+// wgmma descriptor per thread, and the kernel ran 8% slower (s5-run03).
+__device__ __forceinline__ bool ConsumerAny(int consumer, bool pred) {
+  uint32_t any;
+  asm volatile(
+      "{\n.reg .pred p, q;\nsetp.ne.b32 p, %1, 0;\n"
+      "bar.red.or.pred q, %2, 128, p;\nselp.u32 %0, 1, 0, q;\n}\n"
+      : "=r"(any)
+      : "r"(static_cast<uint32_t>(pred)), "r"(4 + consumer)
+      : "memory");
+  return __any_sync(0xffffffffu, any != 0);
+}
+
+// atomicAdd and a plain store by the threads whose `pred` is set, as
+// predicated instructions (no branch, for the reason above).
+__device__ __forceinline__ int AtomicAddIf(bool pred, int* ptr, int value) {
+  int old;
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %3, 0;\nmov.b32 %0, 0;\n"
+      "@p atom.global.add.s32 %0, [%1], %2;\n}\n"
+      : "=r"(old)
+      : "l"(ptr), "r"(value), "r"(static_cast<uint32_t>(pred))
+      : "memory");
+  return old;
+}
+__device__ __forceinline__ void StoreS32If(bool pred, int* ptr, int value) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %2, 0;\n@p st.global.s32 [%0], %1;\n}\n" ::"l"(ptr),
+      "r"(value), "r"(static_cast<uint32_t>(pred))
+      : "memory");
+}
+
+// The end of one consumer's rows of a piece of a split tile (tail launch). The
+// piece's partial result goes to its slot in ta.partials, thread by thread in
+// the accumulator layout (O unnormalized, then the row max and this thread's
+// share of the row sum), and the tile's counter counts it. The consumer that
+// counts the last piece merges every piece's partial, its own included, in
+// piece order, so the result does not depend on which piece finished last,
+// and stores the tile. Returns whether this consumer stored it.
+template <class Cfg, bool kBf16, int kConsumers>
+__device__ __forceinline__ bool FinishPiece(float (&o_acc)[Cfg::kD / 2], float (&row_max)[2],
+                                            float (&row_sum)[2], const TailPiece& w,
+                                            const TileCoord& tc, int m0, const ConsumerLane& cl,
+                                            const SmemMap<Cfg>& sm, int qs,
+                                            const CUtensorMap* tmap_o, const FwdParams& p,
+                                            const TailArgs<true>& ta) {
+  constexpr int D = Cfg::kD;
+  constexpr int kVecs = D / 8 + 1;  // float4s per thread
+  const int t = threadIdx.x % 128;
+  auto slot = [&](int piece) {
+    return reinterpret_cast<float4*>(ta.partials) +
+           (static_cast<int64_t>(w.slot + piece) * kConsumers + cl.consumer) * kVecs * 128 + t;
+  };
+  float4* mine = slot(w.piece);
+#pragma unroll
+  for (int j = 0; j < D / 8; ++j) {
+    mine[j * 128] = make_float4(o_acc[4 * j], o_acc[4 * j + 1], o_acc[4 * j + 2], o_acc[4 * j + 3]);
+  }
+  mine[(D / 8) * 128] = make_float4(row_max[0], row_max[1], row_sum[0], row_sum[1]);
+  __threadfence();
+  ConsumerSync(cl.consumer);
+  int* counter = ta.counters + w.tile * kConsumers + cl.consumer;
+  const int done = AtomicAddIf(t == 0, counter, 1);
+  if (!ConsumerAny(cl.consumer, t == 0 && done == w.pieces - 1)) return false;
+  StoreS32If(t == 0, counter, 0);  // every piece has counted: ready for the next launch
+  __threadfence();
+  float m[2] = {-INFINITY, -INFINITY};
+  for (int i = 0; i < w.pieces; ++i) {
+    const float4 stats = __ldcg(slot(i) + (D / 8) * 128);
+    m[0] = fmaxf(m[0], stats.x);
+    m[1] = fmaxf(m[1], stats.y);
+  }
+  float m_scaled[2];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    m_scaled[r] = m[r] == -INFINITY ? 0.f : m[r] * p.scale_log2;
+    row_max[r] = m[r];
+    row_sum[r] = 0.f;
+  }
+#pragma unroll
+  for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.f;
+  for (int i = 0; i < w.pieces; ++i) {
+    const float4* src = slot(i);
+    const float4 stats = __ldcg(src + (D / 8) * 128);
+    const float c0 = Exp2(stats.x * p.scale_log2 - m_scaled[0]);
+    const float c1 = Exp2(stats.y * p.scale_log2 - m_scaled[1]);
+    row_sum[0] += stats.z * c0;
+    row_sum[1] += stats.w * c1;
+#pragma unroll
+    for (int j = 0; j < D / 8; ++j) {
+      const float4 v = __ldcg(src + j * 128);
+      o_acc[4 * j] += v.x * c0;
+      o_acc[4 * j + 1] += v.y * c0;
+      o_acc[4 * j + 2] += v.z * c1;
+      o_acc[4 * j + 3] += v.w * c1;
+    }
+  }
+  StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, qs, tmap_o, p);
+  return true;
+}
+
 // A tile whose rows see no key (causal, s_q > s_k): O = 0 and LSE = -inf,
 // with plain stores (no Q was loaded for it, so there is no buffer to stage
 // through). Rare; never on the perf grid.
@@ -901,13 +1098,14 @@ __device__ __forceinline__ void StoreEmptyTile(const TileCoord& tc, const Consum
 // d = 64: the softmax after both products of a block (at d = 64 the
 // exponentials bound the kernel, and overlapping them with the consumer's own
 // P V measured slower). kConsumers warpgroups of 64 rows; three pass the turn
-// round 0 -> 1 -> 2 -> 0.
-template <int D, bool kBf16, int kConsumers>
+// round 0 -> 1 -> 2 -> 0. kTail: the tail launch (TailArgs).
+template <int D, bool kBf16, int kConsumers, bool kTail>
 __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     AttentionFwdSerialSoftmaxKernel(const __grid_constant__ CUtensorMap tmap_q,
                                     const __grid_constant__ CUtensorMap tmap_k,
                                     const __grid_constant__ CUtensorMap tmap_v,
-                                    const __grid_constant__ CUtensorMap tmap_o, const FwdParams p) {
+                                    const __grid_constant__ CUtensorMap tmap_o, const FwdParams p,
+                                    const __grid_constant__ TailArgs<kTail> ta) {
   constexpr int kBlockN = 128;
   using Cfg = TileConfig<D, kBlockN, 64 * kConsumers>;
   static_assert(Cfg::kOwnOBuffer, "this kernel releases Q after its last product");
@@ -916,14 +1114,13 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
 
   extern __shared__ __align__(1024) uint8_t smem_raw[];
   const SmemMap<Cfg> sm(smem_raw);
-  const int num_units = NumUnits(p);
   const int warpgroup = threadIdx.x / 128;
   if (threadIdx.x == 0) sm.InitBarriers(4 * kConsumers);
   __syncthreads();
 
   if (warpgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n" ::: "memory");
-    if (threadIdx.x == 0) RunProducer(sm, &tmap_q, &tmap_k, &tmap_v, p);
+    if (threadIdx.x == 0) RunProducer<Cfg, false, kTail>(sm, &tmap_q, &tmap_k, &tmap_v, p, ta);
     return;
   }
 
@@ -954,83 +1151,110 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
 
   int kv_iter = 0;
   int q_iter = 0;
-  for (int unit = blockIdx.x; unit < num_units; unit += gridDim.x) {
-    const int tiles = TilesInUnit(unit, p);
-    for (int sub = 0; sub < tiles; ++sub) {
-      const TileCoord tc = UnitTile(unit, sub, p);
-      const int m0 = tc.m_tile * Cfg::kRows;
-      const int n_blocks = KvBlocks<kBlockN, Cfg::kRows>(m0, p);
-      const ConsumerLane cl(consumer, m0);
+  // One tile: key blocks it_begin .. it_end - 1 of its n_blocks (all of them
+  // but in the tail launch), ending in its store or, for a piece of a split
+  // tile, in FinishPiece.
+  auto run_tile = [&](const TileCoord& tc, int n_blocks, int it_begin, int it_end,
+                      const TailPiece& piece) {
+    const int m0 = tc.m_tile * Cfg::kRows;
+    const ConsumerLane cl(consumer, m0);
 
-      float o_acc[D / 2];
+    float o_acc[D / 2];
 #pragma unroll
-      for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.f;
-      float row_max[2] = {-INFINITY, -INFINITY};
-      float row_sum[2] = {0.f, 0.f};
-      const int qs = q_iter % kQStages;
+    for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.f;
+    float row_max[2] = {-INFINITY, -INFINITY};
+    float row_sum[2] = {0.f, 0.f};
+    const int qs = q_iter % kQStages;
 
-      if (n_blocks > 0) {
-        MbarWait(sm.q_full + 8 * qs, (q_iter / kQStages) & 1);
-        ++q_iter;
-        float s_acc[kBlockN / 2];
-        uint32_t p_frag[kBlockN / 4];
-        float correction[2];
+    if (it_begin < it_end) {
+      MbarWait(sm.q_full + 8 * qs, (q_iter / kQStages) & 1);
+      ++q_iter;
+      float s_acc[kBlockN / 2];
+      uint32_t p_frag[kBlockN / 4];
+      float correction[2];
 
-        int s = kv_iter % kStages;
-        MbarWait(sm.k_full + 8 * s, (kv_iter / kStages) & 1);
-        wait_turn();
-        IssueQk<Cfg, kBf16>(s_acc, sm, qs, consumer, s);
-        pass_turn();
-        WgmmaWait<0>();
-        FenceRegs(s_acc);
-        if (cl.lane == 0) {
-          MbarArrive(sm.k_empty + 8 * s);
-          if (n_blocks == 1) MbarArrive(sm.q_empty + 8 * qs);
-        }
-        if (NeedsMask<kBlockN>(n_blocks - 1, m0, p)) MaskScores<kBlockN>(s_acc, n_blocks - 1, cl, p);
-        SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, p.scale_log2);
-        ToP<kBlockN, kBf16>(s_acc, p_frag);
+      int s = kv_iter % kStages;
+      MbarWait(sm.k_full + 8 * s, (kv_iter / kStages) & 1);
+      wait_turn();
+      IssueQk<Cfg, kBf16>(s_acc, sm, qs, consumer, s);
+      pass_turn();
+      WgmmaWait<0>();
+      FenceRegs(s_acc);
+      if (cl.lane == 0) {
+        MbarArrive(sm.k_empty + 8 * s);
+        if (it_end - it_begin == 1) MbarArrive(sm.q_empty + 8 * qs);
+      }
+      const int n_first = n_blocks - 1 - it_begin;
+      if (NeedsMask<kBlockN>(n_first, m0, p)) MaskScores<kBlockN>(s_acc, n_first, cl, p);
+      SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, p.scale_log2);
+      ToP<kBlockN, kBf16>(s_acc, p_frag);
 
-        // Steady state: S of block it is issued, then P V of block it-1
-        // behind it; the softmax of block it follows both.
-        for (int it = 1; it < n_blocks; ++it) {
-          const int s_next = (kv_iter + 1) % kStages;
-          MbarWait(sm.k_full + 8 * s_next, ((kv_iter + 1) / kStages) & 1);
-          MbarWait(sm.v_full + 8 * s, (kv_iter / kStages) & 1);
-          wait_turn();
-          IssueQk<Cfg, kBf16>(s_acc, sm, qs, consumer, s_next);
-          FenceRegs(o_acc);
-          IssuePv<Cfg, kBf16>(o_acc, p_frag, sm, s);
-          pass_turn();
-          WgmmaWait<1>();
-          FenceRegs(s_acc);
-          if (cl.lane == 0) {
-            MbarArrive(sm.k_empty + 8 * s_next);
-            if (it == n_blocks - 1) MbarArrive(sm.q_empty + 8 * qs);
-          }
-          const int n = n_blocks - 1 - it;
-          if (NeedsMask<kBlockN>(n, m0, p)) MaskScores<kBlockN>(s_acc, n, cl, p);
-          SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, p.scale_log2);
-          WgmmaWait<0>();
-          FenceRegs(o_acc);
-          if (cl.lane == 0) MbarArrive(sm.v_empty + 8 * s);
-          RescaleO<D>(o_acc, correction);
-          ToP<kBlockN, kBf16>(s_acc, p_frag);
-          ++kv_iter;
-          s = s_next;
-        }
+      // Steady state: S of block it is issued, then P V of block it-1
+      // behind it; the softmax of block it follows both.
+      for (int it = it_begin + 1; it < it_end; ++it) {
+        const int s_next = (kv_iter + 1) % kStages;
+        MbarWait(sm.k_full + 8 * s_next, ((kv_iter + 1) / kStages) & 1);
         MbarWait(sm.v_full + 8 * s, (kv_iter / kStages) & 1);
         wait_turn();
+        IssueQk<Cfg, kBf16>(s_acc, sm, qs, consumer, s_next);
         FenceRegs(o_acc);
         IssuePv<Cfg, kBf16>(o_acc, p_frag, sm, s);
         pass_turn();
+        WgmmaWait<1>();
+        FenceRegs(s_acc);
+        if (cl.lane == 0) {
+          MbarArrive(sm.k_empty + 8 * s_next);
+          if (it == it_end - 1) MbarArrive(sm.q_empty + 8 * qs);
+        }
+        const int n = n_blocks - 1 - it;
+        if (NeedsMask<kBlockN>(n, m0, p)) MaskScores<kBlockN>(s_acc, n, cl, p);
+        SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, p.scale_log2);
         WgmmaWait<0>();
         FenceRegs(o_acc);
         if (cl.lane == 0) MbarArrive(sm.v_empty + 8 * s);
+        RescaleO<D>(o_acc, correction);
+        ToP<kBlockN, kBf16>(s_acc, p_frag);
         ++kv_iter;
-        StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, qs, &tmap_o, p);
+        s = s_next;
+      }
+      MbarWait(sm.v_full + 8 * s, (kv_iter / kStages) & 1);
+      wait_turn();
+      FenceRegs(o_acc);
+      IssuePv<Cfg, kBf16>(o_acc, p_frag, sm, s);
+      pass_turn();
+      WgmmaWait<0>();
+      FenceRegs(o_acc);
+      if (cl.lane == 0) MbarArrive(sm.v_empty + 8 * s);
+      ++kv_iter;
+      if constexpr (kTail) {
+        if (piece.pieces > 1) {
+          FinishPiece<Cfg, kBf16, kConsumers>(o_acc, row_max, row_sum, piece, tc, m0, cl, sm, qs,
+                                              &tmap_o, p, ta);
+        } else {
+          StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, qs, &tmap_o, p);
+        }
       } else {
-        StoreEmptyTile<D, kBf16>(tc, cl, p);
+        StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, qs, &tmap_o, p);
+      }
+    } else {
+      StoreEmptyTile<D, kBf16>(tc, cl, p);
+    }
+  };
+  if constexpr (kTail) {
+    for (int i = 0; i < kMaxCtaPieces; ++i) {
+      const TailPiece piece = TailAt(ta, blockIdx.x * kMaxCtaPieces + i);
+      if (piece.pieces == 0) break;
+      const TileCoord tc = UnitTile(piece.unit, piece.sub, p);
+      run_tile(tc, KvBlocks<kBlockN, Cfg::kRows>(tc.m_tile * Cfg::kRows, p), piece.it_begin,
+               piece.it_end, piece);
+    }
+  } else {
+    for (int unit = blockIdx.x; unit < p.whole_units; unit += gridDim.x) {
+      const int tiles = TilesInUnit(unit, p);
+      for (int sub = 0; sub < tiles; ++sub) {
+        const TileCoord tc = UnitTile(unit, sub, p);
+        const int n_blocks = KvBlocks<kBlockN, Cfg::kRows>(tc.m_tile * Cfg::kRows, p);
+        run_tile(tc, n_blocks, 0, n_blocks, TailPiece{});
       }
     }
   }
@@ -1042,12 +1266,13 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
 
 // d >= 128: two consumers, each overlapping the softmax of block it with its
 // own P V product of block it-1.
-template <int D, int kBlockN, bool kBf16>
+template <int D, int kBlockN, bool kBf16, bool kTail>
 __global__ void __launch_bounds__(kThreads, 1)
     AttentionFwdKernel(const __grid_constant__ CUtensorMap tmap_q,
                        const __grid_constant__ CUtensorMap tmap_k,
                        const __grid_constant__ CUtensorMap tmap_v,
-                       const __grid_constant__ CUtensorMap tmap_o, const FwdParams p) {
+                       const __grid_constant__ CUtensorMap tmap_o, const FwdParams p,
+                       const __grid_constant__ TailArgs<kTail> ta) {
   using Cfg = TileConfig<D, kBlockN>;
   constexpr int kStages = Cfg::kStages;
   constexpr int kQStages = Cfg::kQStages;
@@ -1059,14 +1284,15 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   extern __shared__ __align__(1024) uint8_t smem_raw[];
   const SmemMap<Cfg> sm(smem_raw);
-  const int num_units = NumUnits(p);
   const int warpgroup = threadIdx.x / 128;
   if (threadIdx.x == 0) sm.InitBarriers(8);
   __syncthreads();
 
   if (warpgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n" ::: "memory");
-    if (threadIdx.x == 0) RunProducer<Cfg, kEarlyQ>(sm, &tmap_q, &tmap_k, &tmap_v, p);
+    if (threadIdx.x == 0) {
+      RunProducer<Cfg, kEarlyQ && !kTail, kTail>(sm, &tmap_q, &tmap_k, &tmap_v, p, ta);
+    }
     return;
   }
 
@@ -1107,108 +1333,137 @@ __global__ void __launch_bounds__(kThreads, 1)
   // power. d = 256 has no registers to spare (O alone takes 128).
   constexpr bool kQRegs = D == 128;
   uint32_t q_frag[kQRegs ? D / 4 : 1];
-  for (int unit = blockIdx.x; unit < num_units; unit += gridDim.x) {
-    const int tiles = TilesInUnit(unit, p);
-    for (int sub = 0; sub < tiles; ++sub) {
-      const TileCoord tc = UnitTile(unit, sub, p);
-      const int m0 = tc.m_tile * kBlockM;
-      const int n_blocks = KvBlocks<kBlockN>(m0, p);
-      const ConsumerLane cl(consumer, m0);
-      if (n_blocks == 0) {
-        StoreEmptyTile<D, kBf16>(tc, cl, p);
-        continue;
-      }
-      const int qs = q_iter % kQStages;
-      int s = kv_iter % kStages;
+  // One tile: key blocks it_begin .. it_end - 1 of its n_blocks (all of them
+  // but in the tail launch), ending in its store or, for a piece of a split
+  // tile, in FinishPiece.
+  auto run_tile = [&](const TileCoord& tc, int n_blocks, int it_begin, int it_end,
+                      const TailPiece& piece) {
+    const int m0 = tc.m_tile * kBlockM;
+    const ConsumerLane cl(consumer, m0);
+    if (it_begin == it_end) {
+      StoreEmptyTile<D, kBf16>(tc, cl, p);
+      return;
+    }
+    const int qs = q_iter % kQStages;
+    int s = kv_iter % kStages;
 #pragma unroll
-      for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.f;
-      row_max[0] = row_max[1] = -INFINITY;
-      row_sum[0] = row_sum[1] = 0.f;
-      MbarWait(sm.q_full + 8 * qs, (q_iter / kQStages) & 1);
-      if constexpr (kQRegs) {
-        LoadQFrag<Cfg>(q_frag, sm, qs, consumer);
-        MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0);
-      }
-      MbarWait(sm.k_full + 8 * s, (kv_iter / kStages) & 1);
-      wait_turn();
-      if constexpr (kQRegs) {
-        IssueQkRegs<Cfg, kBf16>(s_acc, q_frag, sm, s);
-      } else {
-        IssueQk<Cfg, kBf16>(s_acc, sm, qs, consumer, s);
-      }
-      pass_turn();
-      WgmmaWait<0>();
-      FenceRegs(s_acc);
-      MbarArriveIf(sm.k_empty + 8 * s, cl.lane == 0);
-      if (NeedsMask<kBlockN>(n_blocks - 1, m0, p)) MaskScores<kBlockN>(s_acc, n_blocks - 1, cl, p);
-      SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, p.scale_log2);
-      ToP<kBlockN, kBf16>(s_acc, p_frag);
+    for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.f;
+    row_max[0] = row_max[1] = -INFINITY;
+    row_sum[0] = row_sum[1] = 0.f;
+    MbarWait(sm.q_full + 8 * qs, (q_iter / kQStages) & 1);
+    if constexpr (kQRegs) {
+      LoadQFrag<Cfg>(q_frag, sm, qs, consumer);
+      MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0);
+    }
+    MbarWait(sm.k_full + 8 * s, (kv_iter / kStages) & 1);
+    wait_turn();
+    if constexpr (kQRegs) {
+      IssueQkRegs<Cfg, kBf16>(s_acc, q_frag, sm, s);
+    } else {
+      IssueQk<Cfg, kBf16>(s_acc, sm, qs, consumer, s);
+    }
+    pass_turn();
+    WgmmaWait<0>();
+    FenceRegs(s_acc);
+    MbarArriveIf(sm.k_empty + 8 * s, cl.lane == 0);
+    const int n_first = n_blocks - 1 - it_begin;
+    if (NeedsMask<kBlockN>(n_first, m0, p)) MaskScores<kBlockN>(s_acc, n_first, cl, p);
+    SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, p.scale_log2);
+    ToP<kBlockN, kBf16>(s_acc, p_frag);
 
-      // Steady state: S of block it is issued, then P V of block it-1
-      // behind it; the softmax of block it overlaps that P V product, and
-      // O is rescaled only once the product is done. Blocks that need the
-      // mask come first (highest keys); they get their own copy of the
-      // loop so that neither copy branches between issue and softmax.
-      auto step = [&](auto masked, int it) {
-        const int s_next = (kv_iter + 1) % kStages;
-        MbarWait(sm.k_full + 8 * s_next, ((kv_iter + 1) / kStages) & 1);
-        MbarWait(sm.v_full + 8 * s, (kv_iter / kStages) & 1);
-        wait_turn();
-        if constexpr (kQRegs) {
-          IssueQkRegs<Cfg, kBf16>(s_acc, q_frag, sm, s_next);
-        } else {
-          IssueQk<Cfg, kBf16>(s_acc, sm, qs, consumer, s_next);
-        }
-        FenceRegs(o_acc);
-        IssuePv<Cfg, kBf16>(o_acc, p_frag, sm, s);
-        pass_turn();
-        WgmmaWait<1>();
-        FenceRegs(s_acc);
-        MbarArriveIf(sm.k_empty + 8 * s_next, cl.lane == 0);
-        if constexpr (decltype(masked)::value) MaskScores<kBlockN>(s_acc, n_blocks - 1 - it, cl, p);
-        SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, p.scale_log2);
-        // Keep the softmax above the wait for P V: arithmetic is free to
-        // move past a volatile asm.
-        FenceRegs(s_acc);
-        FenceRegs(row_max);
-        FenceRegs(row_sum);
-        FenceRegs(correction);
-        // ptxas hoists a wgmma wait to the top of its basic block, above
-        // the softmax, which kills the overlap; a branch on the softmax
-        // result ends the block. It is never taken (the GPU's fp32 NaN is
-        // 0x7fffffff) and harmless if it were. (A trap here instead makes
-        // ptxas serialize every wgmma.)
-        if (__float_as_uint(row_sum[0]) == 0xffffffffu) {
-          asm volatile("nanosleep.u32 1;" ::: "memory");
-        }
-        WgmmaWait<0>();
-        FenceRegs(o_acc);
-        MbarArriveIf(sm.v_empty + 8 * s, cl.lane == 0);
-        RescaleO<D>(o_acc, correction);
-        ToP<kBlockN, kBf16>(s_acc, p_frag);
-        ++kv_iter;
-        s = s_next;
-      };
-      int it = 1;
-      for (; it < n_blocks && NeedsMask<kBlockN>(n_blocks - 1 - it, m0, p); ++it) {
-        step(std::true_type(), it);
-      }
-      for (; it < n_blocks; ++it) step(std::false_type(), it);
-      // Q's last reader, the final S product, has completed (where O
-      // does not go out through Q's buffer).
-      if constexpr (Cfg::kOwnOBuffer && !kQRegs) MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0);
-
+    // Steady state: S of block it is issued, then P V of block it-1
+    // behind it; the softmax of block it overlaps that P V product, and
+    // O is rescaled only once the product is done. Blocks that need the
+    // mask come first (highest keys); they get their own copy of the
+    // loop so that neither copy branches between issue and softmax.
+    auto step = [&](auto masked, int it) {
+      const int s_next = (kv_iter + 1) % kStages;
+      MbarWait(sm.k_full + 8 * s_next, ((kv_iter + 1) / kStages) & 1);
       MbarWait(sm.v_full + 8 * s, (kv_iter / kStages) & 1);
       wait_turn();
+      if constexpr (kQRegs) {
+        IssueQkRegs<Cfg, kBf16>(s_acc, q_frag, sm, s_next);
+      } else {
+        IssueQk<Cfg, kBf16>(s_acc, sm, qs, consumer, s_next);
+      }
       FenceRegs(o_acc);
       IssuePv<Cfg, kBf16>(o_acc, p_frag, sm, s);
       pass_turn();
+      WgmmaWait<1>();
+      FenceRegs(s_acc);
+      MbarArriveIf(sm.k_empty + 8 * s_next, cl.lane == 0);
+      if constexpr (decltype(masked)::value) MaskScores<kBlockN>(s_acc, n_blocks - 1 - it, cl, p);
+      SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, p.scale_log2);
+      // Keep the softmax above the wait for P V: arithmetic is free to
+      // move past a volatile asm.
+      FenceRegs(s_acc);
+      FenceRegs(row_max);
+      FenceRegs(row_sum);
+      FenceRegs(correction);
+      // ptxas hoists a wgmma wait to the top of its basic block, above
+      // the softmax, which kills the overlap; a branch on the softmax
+      // result ends the block. It is never taken (the GPU's fp32 NaN is
+      // 0x7fffffff) and harmless if it were. (A trap here instead makes
+      // ptxas serialize every wgmma.)
+      if (__float_as_uint(row_sum[0]) == 0xffffffffu) {
+        asm volatile("nanosleep.u32 1;" ::: "memory");
+      }
       WgmmaWait<0>();
       FenceRegs(o_acc);
       MbarArriveIf(sm.v_empty + 8 * s, cl.lane == 0);
+      RescaleO<D>(o_acc, correction);
+      ToP<kBlockN, kBf16>(s_acc, p_frag);
       ++kv_iter;
+      s = s_next;
+    };
+    int it = it_begin + 1;
+    for (; it < it_end && NeedsMask<kBlockN>(n_blocks - 1 - it, m0, p); ++it) {
+      step(std::true_type(), it);
+    }
+    for (; it < it_end; ++it) step(std::false_type(), it);
+    // Q's last reader, the final S product, has completed (where O
+    // does not go out through Q's buffer).
+    if constexpr (Cfg::kOwnOBuffer && !kQRegs) MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0);
+
+    MbarWait(sm.v_full + 8 * s, (kv_iter / kStages) & 1);
+    wait_turn();
+    FenceRegs(o_acc);
+    IssuePv<Cfg, kBf16>(o_acc, p_frag, sm, s);
+    pass_turn();
+    WgmmaWait<0>();
+    FenceRegs(o_acc);
+    MbarArriveIf(sm.v_empty + 8 * s, cl.lane == 0);
+    ++kv_iter;
+    if constexpr (kTail) {
+      if (piece.pieces == 1) {
+        StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, qs, &tmap_o, p);
+      } else if (!FinishPiece<Cfg, kBf16, 2>(o_acc, row_max, row_sum, piece, tc, m0, cl, sm, qs,
+                                             &tmap_o, p, ta) &&
+                 !Cfg::kOwnOBuffer) {
+        // O goes out through the Q buffer, and this piece did not store
+        // the tile: nothing else releases the buffer.
+        MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0);
+      }
+    } else {
       StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, qs, &tmap_o, p);
-      ++q_iter;
+    }
+    ++q_iter;
+  };
+  if constexpr (kTail) {
+    for (int i = 0; i < kMaxCtaPieces; ++i) {
+      const TailPiece piece = TailAt(ta, blockIdx.x * kMaxCtaPieces + i);
+      if (piece.pieces == 0) break;
+      const TileCoord tc = UnitTile(piece.unit, piece.sub, p);
+      run_tile(tc, KvBlocks<kBlockN>(tc.m_tile * kBlockM, p), piece.it_begin, piece.it_end, piece);
+    }
+  } else {
+    for (int unit = blockIdx.x; unit < p.whole_units; unit += gridDim.x) {
+      const int tiles = TilesInUnit(unit, p);
+      for (int sub = 0; sub < tiles; ++sub) {
+        const TileCoord tc = UnitTile(unit, sub, p);
+        const int n_blocks = KvBlocks<kBlockN>(tc.m_tile * kBlockM, p);
+        run_tile(tc, n_blocks, 0, n_blocks, TailPiece{});
+      }
     }
   }
   // The last stores must be done before the CTA's shared memory goes away.
@@ -1356,26 +1611,135 @@ bool EncodeBhsd(EncodeTiledFn encode, CUtensorMap* map, const KseekTensor& t, bo
   return r == CUDA_SUCCESS;
 }
 
-template <int D, int kBlockN, bool kBf16, bool kSerialSoftmax = false, int kConsumers = 2>
-int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
-  constexpr int kRows = 64 * kConsumers;
-  constexpr int kCtaThreads = 128 * (kConsumers + 1);
-  using Cfg = TileConfig<D, kBlockN, kRows>;
-  params.num_m_tiles = static_cast<int>((params.s_q + kRows - 1) / kRows);
-  EncodeTiledFn encode = GetEncodeTiled();
-  if (encode == nullptr) return kErrDriver;
-  CUtensorMap tmap_q, tmap_k, tmap_v, tmap_o;
-  if (!EncodeBhsd(encode, &tmap_q, args->tensors[0], kBf16, kRows) ||
-      !EncodeBhsd(encode, &tmap_k, args->tensors[1], kBf16, kBlockN) ||
-      !EncodeBhsd(encode, &tmap_v, args->tensors[2], kBf16, kBlockN) ||
-      !EncodeBhsd(encode, &tmap_o, args->tensors[3], kBf16, 64)) {
-    return kErrLayout;
+// The tail launch's plan: which pieces of the leftover units each CTA
+// computes, and how many split tiles and partial slots they need. Sets
+// p->whole_units: every unit where no tile is long enough to split.
+struct TailPlan {
+  std::vector<TailPiece> pieces;  // kMaxCtaPieces per CTA; empty: no tail launch
+  int split_tiles = 0;
+  int slots = 0;  // partial results, one per piece of a split tile
+};
+
+template <int kBlockN, int kRows, int kMinSplitBlocks>
+TailPlan PlanTail(int grid, FwdParams* p) {
+  TailPlan plan;
+  const int units = NumUnits(*p);
+  p->whole_units = units / grid * grid;
+  struct Tile {
+    int unit, sub, start, blocks;
+  };
+  std::vector<Tile> tiles;  // the leftover units' tiles with keys, in walk order
+  std::vector<Tile> empty;  // and those without (causal, s_q > s_k)
+  int total = 0;
+  int most = 0;
+  for (int unit = p->whole_units; unit < units; ++unit) {
+    for (int sub = 0; sub < TilesInUnit(unit, *p); ++sub) {
+      const int blocks = KvBlocks<kBlockN, kRows>(UnitTile(unit, sub, *p).m_tile * kRows, *p);
+      (blocks > 0 ? tiles : empty).push_back({unit, sub, total, blocks});
+      total += blocks;
+      most = blocks > most ? blocks : most;
+    }
   }
-  void (*kernel)(CUtensorMap, CUtensorMap, CUtensorMap, CUtensorMap, FwdParams);
+  if (kMinSplitBlocks == 0 || most < kMinSplitBlocks) {
+    p->whole_units = units;
+    return plan;
+  }
+  // Each CTA takes `share` consecutive key blocks of the leftover tiles: as
+  // few as spreads them over every CTA, but enough that no tile is cut into
+  // more than kMaxTilePieces pieces, nor any CTA's range into more than
+  // kMaxCtaPieces (counting the tiles without keys, placed where room is
+  // left).
+  int share = (total + grid - 1) / grid;
+  const int fewest = (most + kMaxTilePieces - 2) / (kMaxTilePieces - 1);
+  share = share > fewest ? share : fewest;
+  std::vector<int> count;
+  for (;; ++share) {
+    plan.pieces.assign(static_cast<size_t>(grid) * kMaxCtaPieces, TailPiece{});
+    count.assign(grid, 0);
+    plan.split_tiles = 0;
+    plan.slots = 0;
+    bool fits = true;
+    auto place = [&](int cta, const TailPiece& tp) {
+      fits = fits && cta < grid && count[cta] < kMaxCtaPieces;
+      if (fits) plan.pieces[static_cast<size_t>(cta) * kMaxCtaPieces + count[cta]++] = tp;
+    };
+    for (const Tile& tile : tiles) {
+      const int first = tile.start / share;
+      const int last = (tile.start + tile.blocks - 1) / share;
+      const int pieces = last - first + 1;
+      for (int cta = first; cta <= last; ++cta) {
+        const int begin = cta * share > tile.start ? cta * share : tile.start;
+        const int end = MinInt((cta + 1) * share, tile.start + tile.blocks);
+        place(cta, TailPiece{tile.unit, tile.sub, begin - tile.start, end - tile.start,
+                             cta - first, pieces, pieces > 1 ? plan.split_tiles : 0,
+                             pieces > 1 ? plan.slots : 0});
+      }
+      if (pieces > 1) {
+        ++plan.split_tiles;
+        plan.slots += pieces;
+      }
+    }
+    int cta = 0;
+    for (const Tile& tile : empty) {
+      while (cta < grid && count[cta] == kMaxCtaPieces) ++cta;
+      place(cta, TailPiece{tile.unit, tile.sub, 0, 0, 0, 1, 0, 0});
+    }
+    if (fits) return plan;
+  }
+}
+
+// Device memory for the split tiles: completion counters (zeroed once; each
+// launch leaves them zero) and partial results. One per device and stream
+// (launches on one stream run one after the other), grown as needed and
+// kept for the process.
+struct TailWorkspace {
+  char* base = nullptr;
+  size_t bytes = 0;
+};
+constexpr size_t kCounterBytes = 64 * 1024;
+
+template <int D, int kConsumers>
+int PrepareTail(const TailPlan& plan, cudaStream_t stream, TailArgs<true>* ta) {
+  static std::mutex mu;
+  static std::map<std::pair<int, cudaStream_t>, TailWorkspace> workspaces;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return kErrLaunch;
+  std::lock_guard<std::mutex> lock(mu);
+  TailWorkspace& ws = workspaces[{device, stream}];
+  // TailPiece packs tile and slot in 12 bits each (slot in the sign bits: below
+  // 2048). kMaxCtas CTAs of kMaxCtaPieces pieces stay far below both limits.
+  if (static_cast<size_t>(plan.split_tiles) * kConsumers * sizeof(int) > kCounterBytes ||
+      plan.slots >= 2048 || plan.split_tiles >= 2048) {
+    return kErrShape;
+  }
+  const size_t need =
+      kCounterBytes + static_cast<size_t>(plan.slots) * kConsumers * 128 * (D / 2 + 4) * 4;
+  if (need > ws.bytes) {
+    // cudaFree waits for the device, so no launch still uses the old memory.
+    if (ws.base != nullptr) cudaFree(ws.base);
+    ws.base = nullptr;
+    ws.bytes = 0;
+    if (cudaMalloc(&ws.base, need) != cudaSuccess) return kErrLaunch;
+    if (cudaMemset(ws.base, 0, kCounterBytes) != cudaSuccess) return kErrLaunch;
+    ws.bytes = need;
+  }
+  ta->counters = reinterpret_cast<int*>(ws.base);
+  ta->partials = reinterpret_cast<float*>(ws.base + kCounterBytes);
+  for (size_t i = 0; i < plan.pieces.size(); ++i) ta->table[i] = plan.pieces[i].Pack();
+  return kOk;
+}
+
+// One launch of the kernel for (D, kBlockN, kConsumers), the first (whole
+// units) or the tail.
+template <int D, int kBlockN, bool kBf16, bool kSerialSoftmax, int kConsumers, bool kTail>
+int LaunchKernel(int grid, const CUtensorMap (&tmaps)[4], const FwdParams& params,
+                 const TailArgs<kTail>& ta, cudaStream_t stream) {
+  using Cfg = TileConfig<D, kBlockN, 64 * kConsumers>;
+  void (*kernel)(CUtensorMap, CUtensorMap, CUtensorMap, CUtensorMap, FwdParams, TailArgs<kTail>);
   if constexpr (kSerialSoftmax) {
-    kernel = AttentionFwdSerialSoftmaxKernel<D, kBf16, kConsumers>;
+    kernel = AttentionFwdSerialSoftmaxKernel<D, kBf16, kConsumers, kTail>;
   } else {
-    kernel = AttentionFwdKernel<D, kBlockN, kBf16>;
+    kernel = AttentionFwdKernel<D, kBlockN, kBf16, kTail>;
   }
   static bool attribute_set = false;  // per instantiation; the value never changes
   if (!attribute_set) {
@@ -1385,8 +1749,27 @@ int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
     }
     attribute_set = true;
   }
-  // Persistent grid: one CTA per multiprocessor, each walking tiles
-  // blockIdx.x, blockIdx.x + gridDim.x, ...
+  kernel<<<grid, 128 * (kConsumers + 1), Cfg::kSmemBytes, stream>>>(tmaps[0], tmaps[1], tmaps[2],
+                                                                    tmaps[3], params, ta);
+  return cudaGetLastError() == cudaSuccess ? kOk : kErrLaunch;
+}
+
+template <int D, int kBlockN, bool kBf16, bool kSerialSoftmax = false, int kConsumers = 2>
+int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
+  constexpr int kRows = 64 * kConsumers;
+  params.num_m_tiles = static_cast<int>((params.s_q + kRows - 1) / kRows);
+  EncodeTiledFn encode = GetEncodeTiled();
+  if (encode == nullptr) return kErrDriver;
+  CUtensorMap tmaps[4];
+  if (!EncodeBhsd(encode, &tmaps[0], args->tensors[0], kBf16, kRows) ||
+      !EncodeBhsd(encode, &tmaps[1], args->tensors[1], kBf16, kBlockN) ||
+      !EncodeBhsd(encode, &tmaps[2], args->tensors[2], kBf16, kBlockN) ||
+      !EncodeBhsd(encode, &tmaps[3], args->tensors[3], kBf16, 64)) {
+    return kErrLayout;
+  }
+  // Persistent grid: one CTA per multiprocessor, each walking units
+  // blockIdx.x, blockIdx.x + gridDim.x, ... (then, in a tail launch, its
+  // pieces of the last wave).
   int device = 0;
   int sm_count = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
@@ -1394,11 +1777,24 @@ int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
       sm_count < 1) {
     return kErrLaunch;
   }
-  const int64_t per_bh = params.causal ? (params.num_m_tiles + 1) / 2 : params.num_m_tiles;
-  const int64_t num_units = per_bh * params.batch * params.heads;
-  const dim3 grid(static_cast<unsigned>(num_units < sm_count ? num_units : sm_count));
-  kernel<<<grid, kCtaThreads, Cfg::kSmemBytes, stream>>>(tmap_q, tmap_k, tmap_v, tmap_o, params);
-  return cudaGetLastError() == cudaSuccess ? kOk : kErrLaunch;
+  const int grid = MinInt(sm_count, kMaxCtas);
+  const TailPlan plan =
+      PlanTail<kBlockN, kRows, MinSplitBlocks(D, kConsumers)>(grid, &params);
+  if (params.whole_units > 0) {
+    const int rc = LaunchKernel<D, kBlockN, kBf16, kSerialSoftmax, kConsumers, false>(
+        MinInt(grid, params.whole_units), tmaps, params, TailArgs<false>{}, stream);
+    if (rc != kOk) return rc;
+  }
+  if constexpr (MinSplitBlocks(D, kConsumers) > 0) {
+    if (!plan.pieces.empty()) {
+      TailArgs<true> ta;
+      const int rc = PrepareTail<D, kConsumers>(plan, stream, &ta);
+      if (rc != kOk) return rc;
+      return LaunchKernel<D, kBlockN, kBf16, kSerialSoftmax, kConsumers, true>(grid, tmaps, params,
+                                                                              ta, stream);
+    }
+  }
+  return kOk;
 }
 
 bool FindScalar(const KseekArgs* args, const char* name, double* value) {

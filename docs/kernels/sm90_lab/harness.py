@@ -86,6 +86,12 @@ def check(kern, seed=0):
         cases += [(8, 700, 900, 16, 4, d, c, dt) for d in (64, 128, 256) for c in (0, 1)]
         cases += [(2, 1500, 300, 8, 8, d, 1, dt) for d in (64, 128, 192)]   # empty tiles in the stream
         cases += [(1, 3000, 3000, 4, 4, 128, c, dt) for c in (0, 1)]
+        # more work units than the 132 CTAs with a remainder: whole rounds,
+        # then the last wave split into pieces of tiles
+        cases += [(2, 1000, 1000, 70, 70, 128, c, dt) for c in (0, 1)]
+        cases += [(2, 1500, 1500, 40, 20, 64, c, dt) for c in (0, 1)]
+        cases += [(2, 3000, 3000, 16, 16, 64, 1, dt)]
+        cases += [(1, 2000, 2000, 40, 40, 256, c, dt) for c in (0, 1)]
     bad = 0
     for (b, sq, sk, h, hkv, d, causal, dt) in cases:
         q = torch.randn(b, sq, h, d, device="cuda", dtype=dt)
