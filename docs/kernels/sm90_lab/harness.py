@@ -186,18 +186,22 @@ def shapes(kerns, reps):
     per-tile cost from what a launch costs whatever its size, and to show what
     a fractional last wave costs: h = 33 makes the work units an exact
     multiple of the 132 CTAs; h = 15, 16, 17 at b = 4 leave 14.5, 15.5 and
-    16.5 units per CTA."""
+    16.5 units per CTA. The last shapes have fewer query tiles than CTAs and
+    long keys (s_q != s_k), where splitting the keys over CTAs pays most."""
     flush = torch.empty(512 * 1024 * 1024, dtype=torch.uint8, device="cuda")
     grid = [(128, 0, 512, 33, b) for b in (1, 2, 4, 8, 16)] + [(128, 0, 512, 16, 32)]
     grid += [(128, 0, 4096, 33, b) for b in (1, 2)] + [(128, 0, 4096, h, 4) for h in (15, 16, 17)]
     grid += [(256, 0, 512, 33, b) for b in (1, 2, 4, 8)] + [(256, 0, 512, 8, 32)]
     grid += [(64, 1, 1024, 66, b) for b in (1, 2, 4)] + [(64, 1, 1024, 32, 16)]
-    for d, causal, s, h, b in grid:
+    grid = [(d, c, s, s, h, b) for d, c, s, h, b in grid]
+    grid += [(128, c, 128, 32768, 16, 1) for c in (0, 1)] + [(128, 0, 512, 16384, 8, 1)]
+    grid += [(64, c, 192, 32768, 32, 1) for c in (0, 1)]
+    for d, causal, s_q, s, h, b in grid:
         torch.manual_seed(1)
-        q = torch.randn(b, s, h, d, device="cuda", dtype=torch.bfloat16)
+        q = torch.randn(b, s_q, h, d, device="cuda", dtype=torch.bfloat16)
         k = torch.randn(b, s, h, d, device="cuda", dtype=torch.bfloat16)
         v = torch.randn(b, s, h, d, device="cuda", dtype=torch.bfloat16)
-        o = torch.empty_like(q); lse = torch.empty(b, h, s, device="cuda")
+        o = torch.empty_like(q); lse = torch.empty(b, h, s_q, device="cuda")
         scale = 1.0 / math.sqrt(d)
         fns = {n: (lambda kern=kern, a=kern.make_args(q, k, v, o, lse, scale, causal): kern(a))
                for n, kern in kerns.items()}
@@ -219,7 +223,8 @@ def shapes(kerns, reps):
                 times[n].append((e0, e1))
         torch.cuda.synchronize()
         us = {n: statistics.median(a.elapsed_time(bb) for a, bb in t) * 1e3 for n, t in times.items()}
-        print_times(f"SHAPE d={d:3d} c={causal} s={s:5d} h={h:2d} b={b:2d}", us)
+        sizes = f"s={s:5d}" if s_q == s else f"s_q={s_q} s_k={s}"
+        print_times(f"SHAPE d={d:3d} c={causal} {sizes} h={h:2d} b={b:2d}", us)
 
 def bench(kerns, reps, only_d=None):
     flush = torch.empty(512 * 1024 * 1024, dtype=torch.uint8, device="cuda")
