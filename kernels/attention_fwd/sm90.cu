@@ -1070,6 +1070,28 @@ __device__ __forceinline__ bool FinishPiece(float (&o_acc)[Cfg::kD / 2], float (
   return true;
 }
 
+// A tile's end: its store, or for a piece of a split tile (tail launch)
+// FinishPiece. Where O goes out through the Q buffer and the piece did not
+// store the tile, nothing else releases the buffer: it is released here.
+template <class Cfg, bool kBf16, int kConsumers, bool kTail>
+__device__ __forceinline__ void EndTile(float (&o_acc)[Cfg::kD / 2], float (&row_max)[2],
+                                        float (&row_sum)[2], const TailPiece& piece,
+                                        const TileCoord& tc, int m0, const ConsumerLane& cl,
+                                        const SmemMap<Cfg>& sm, int qs, const CUtensorMap* tmap_o,
+                                        const FwdParams& p, const TailArgs<kTail>& ta) {
+  if constexpr (kTail) {
+    if (piece.pieces == 1) {
+      StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, qs, tmap_o, p);
+    } else if (!FinishPiece<Cfg, kBf16, kConsumers>(o_acc, row_max, row_sum, piece, tc, m0, cl, sm,
+                                                    qs, tmap_o, p, ta) &&
+               !Cfg::kOwnOBuffer) {
+      MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0);
+    }
+  } else {
+    StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, qs, tmap_o, p);
+  }
+}
+
 // A tile whose rows see no key (causal, s_q > s_k): O = 0 and LSE = -inf,
 // with plain stores (no Q was loaded for it, so there is no buffer to stage
 // through). Rare; never on the perf grid.
@@ -1226,16 +1248,8 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
       FenceRegs(o_acc);
       if (cl.lane == 0) MbarArrive(sm.v_empty + 8 * s);
       ++kv_iter;
-      if constexpr (kTail) {
-        if (piece.pieces > 1) {
-          FinishPiece<Cfg, kBf16, kConsumers>(o_acc, row_max, row_sum, piece, tc, m0, cl, sm, qs,
-                                              &tmap_o, p, ta);
-        } else {
-          StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, qs, &tmap_o, p);
-        }
-      } else {
-        StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, qs, &tmap_o, p);
-      }
+      EndTile<Cfg, kBf16, kConsumers>(o_acc, row_max, row_sum, piece, tc, m0, cl, sm, qs, &tmap_o,
+                                      p, ta);
     } else {
       StoreEmptyTile<D, kBf16>(tc, cl, p);
     }
@@ -1434,19 +1448,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     FenceRegs(o_acc);
     MbarArriveIf(sm.v_empty + 8 * s, cl.lane == 0);
     ++kv_iter;
-    if constexpr (kTail) {
-      if (piece.pieces == 1) {
-        StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, qs, &tmap_o, p);
-      } else if (!FinishPiece<Cfg, kBf16, 2>(o_acc, row_max, row_sum, piece, tc, m0, cl, sm, qs,
-                                             &tmap_o, p, ta) &&
-                 !Cfg::kOwnOBuffer) {
-        // O goes out through the Q buffer, and this piece did not store
-        // the tile: nothing else releases the buffer.
-        MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0);
-      }
-    } else {
-      StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, qs, &tmap_o, p);
-    }
+    EndTile<Cfg, kBf16, 2>(o_acc, row_max, row_sum, piece, tc, m0, cl, sm, qs, &tmap_o, p, ta);
     ++q_iter;
   };
   if constexpr (kTail) {

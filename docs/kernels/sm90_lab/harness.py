@@ -132,6 +132,24 @@ def check(kern, seed=0):
     print(f"CHECK: {len(cases) + 2 - bad}/{len(cases) + 2} passed")
     return bad
 
+def interleaved_us(fns, reps, flush, warmup):
+    """Median microseconds of each function: `warmup` untimed calls each,
+    then `reps` rounds calling every function once in turn, the L2 flushed
+    before every call."""
+    for _ in range(warmup):
+        for f in fns.values():
+            f()
+    torch.cuda.synchronize()
+    times = {n: [] for n in fns}
+    for _ in range(reps):
+        for n, f in fns.items():
+            flush.zero_()
+            e0 = torch.cuda.Event(enable_timing=True); e1 = torch.cuda.Event(enable_timing=True)
+            e0.record(); f(); e1.record()
+            times[n].append((e0, e1))
+    torch.cuda.synchronize()
+    return {n: statistics.median(a.elapsed_time(bb) for a, bb in t) * 1e3 for n, t in times.items()}
+
 def time_kernels(kerns, b, s_q, s_k, h, h_kv, causal, reps, flush, d=128):
     """Median microseconds of each kernel on one bf16 shape, the kernels
     interleaved, the L2 flushed before every call."""
@@ -142,17 +160,8 @@ def time_kernels(kerns, b, s_q, s_k, h, h_kv, causal, reps, flush, d=128):
     o = torch.empty_like(q); lse = torch.empty(b, h, s_q, device="cuda")
     argss = {n: kern.make_args(q, k, v, o, lse, 1.0 / math.sqrt(d), causal)
              for n, kern in kerns.items()}
-    for n in kerns:
-        kerns[n](argss[n])
-    times = {n: [] for n in kerns}
-    for _ in range(reps):
-        for n, kern in kerns.items():
-            flush.zero_()
-            e0 = torch.cuda.Event(enable_timing=True); e1 = torch.cuda.Event(enable_timing=True)
-            e0.record(); kern(argss[n]); e1.record()
-            times[n].append((e0, e1))
-    torch.cuda.synchronize()
-    return {n: statistics.median(a.elapsed_time(bb) for a, bb in t) * 1e3 for n, t in times.items()}
+    fns = {n: (lambda n=n: kerns[n](argss[n])) for n in kerns}
+    return interleaved_us(fns, reps, flush, warmup=1)
 
 def print_times(label, us):
     print(label + "".join(f" | {n} {t:7.1f}us" for n, t in us.items()), flush=True)
@@ -210,19 +219,7 @@ def shapes(kerns, reps):
             with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
                 return F.scaled_dot_product_attention(qt, kt, vt, is_causal=bool(causal), scale=scale)
         fns["cudnn"] = cudnn
-        for _ in range(3):
-            for f in fns.values():
-                f()
-        torch.cuda.synchronize()
-        times = {n: [] for n in fns}
-        for _ in range(reps):
-            for n, f in fns.items():
-                flush.zero_()
-                e0 = torch.cuda.Event(enable_timing=True); e1 = torch.cuda.Event(enable_timing=True)
-                e0.record(); f(); e1.record()
-                times[n].append((e0, e1))
-        torch.cuda.synchronize()
-        us = {n: statistics.median(a.elapsed_time(bb) for a, bb in t) * 1e3 for n, t in times.items()}
+        us = interleaved_us(fns, reps, flush, warmup=3)
         sizes = f"s={s:5d}" if s_q == s else f"s_q={s_q} s_k={s}"
         print_times(f"SHAPE d={d:3d} c={causal} {sizes} h={h:2d} b={b:2d}", us)
 
@@ -258,19 +255,7 @@ def bench(kerns, reps, only_d=None):
                             return F.scaled_dot_product_attention(qt, kt, vt, is_causal=bool(causal), scale=scale)
                     fns = {n: (lambda n=n: kerns[n](argss[n])) for n in names}
                     fns["cudnn"] = cudnn
-                    for _ in range(3):
-                        for f in fns.values():
-                            f()
-                    torch.cuda.synchronize()
-                    times = {n: [] for n in fns}
-                    for _ in range(reps):
-                        for n, f in fns.items():
-                            flush.zero_()
-                            e0 = torch.cuda.Event(enable_timing=True); e1 = torch.cuda.Event(enable_timing=True)
-                            e0.record(); f(); e1.record()
-                            times[n].append((e0, e1))
-                    torch.cuda.synchronize()
-                    med = {n: statistics.median(a.elapsed_time(bb) for a, bb in t) for n, t in times.items()}
+                    med = {n: us / 1e3 for n, us in interleaved_us(fns, reps, flush, warmup=3).items()}
                     ref = cudnn().transpose(1, 2).float()
                     flops = 4.0 * b * h * s * s * d / (2 if causal else 1)
                     line = f"d={d:3d} {str(dt)[6:]:8s} c={causal} s={s:5d} cudnn {med['cudnn']*1e3:8.1f}us {flops/med['cudnn']/1e9:5.0f}TF"
