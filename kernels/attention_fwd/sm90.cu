@@ -1173,102 +1173,98 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
 
   int kv_iter = 0;
   int q_iter = 0;
-  // One tile: key blocks it_begin .. it_end - 1 of its n_blocks (all of them
-  // but in the tail launch), ending in its store or, for a piece of a split
-  // tile, in FinishPiece.
-  auto run_tile = [&](const TileCoord& tc, int n_blocks, int it_begin, int it_end,
-                      const TailPiece& piece) {
-    const int m0 = tc.m_tile * Cfg::kRows;
-    const ConsumerLane cl(consumer, m0);
+  // Units round-robin up to p.whole_units, their tiles whole; in the tail
+  // launch, this CTA's pieces instead. One loop with the tile's code inline
+  // for both: as a lambda, the two-consumer kernel's loop was scheduled
+  // differently and ran 2-5% slower (s5-run07).
+  for (int w = kTail ? 0 : blockIdx.x; kTail ? w < kMaxCtaPieces : w < p.whole_units;
+       w += kTail ? 1 : gridDim.x) {
+    TailPiece piece{};
+    if constexpr (kTail) {
+      piece = TailAt(ta, blockIdx.x * kMaxCtaPieces + w);
+      if (piece.pieces == 0) break;
+    }
+    const int tiles = kTail ? 1 : TilesInUnit(w, p);
+    for (int sub = 0; sub < tiles; ++sub) {
+      const TileCoord tc = kTail ? UnitTile(piece.unit, piece.sub, p) : UnitTile(w, sub, p);
+      const int n_blocks = KvBlocks<kBlockN, Cfg::kRows>(tc.m_tile * Cfg::kRows, p);
+      // Key blocks it_begin .. it_end - 1 of the tile's n_blocks.
+      const int it_begin = kTail ? piece.it_begin : 0;
+      const int it_end = kTail ? piece.it_end : n_blocks;
+      const int m0 = tc.m_tile * Cfg::kRows;
+      const ConsumerLane cl(consumer, m0);
 
-    float o_acc[D / 2];
+      float o_acc[D / 2];
 #pragma unroll
-    for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.f;
-    float row_max[2] = {-INFINITY, -INFINITY};
-    float row_sum[2] = {0.f, 0.f};
-    const int qs = q_iter % kQStages;
+      for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.f;
+      float row_max[2] = {-INFINITY, -INFINITY};
+      float row_sum[2] = {0.f, 0.f};
+      const int qs = q_iter % kQStages;
 
-    if (it_begin < it_end) {
-      MbarWait(sm.q_full + 8 * qs, (q_iter / kQStages) & 1);
-      ++q_iter;
-      float s_acc[kBlockN / 2];
-      uint32_t p_frag[kBlockN / 4];
-      float correction[2];
+      if (it_begin < it_end) {
+        MbarWait(sm.q_full + 8 * qs, (q_iter / kQStages) & 1);
+        ++q_iter;
+        float s_acc[kBlockN / 2];
+        uint32_t p_frag[kBlockN / 4];
+        float correction[2];
 
-      int s = kv_iter % kStages;
-      MbarWait(sm.k_full + 8 * s, (kv_iter / kStages) & 1);
-      wait_turn();
-      IssueQk<Cfg, kBf16>(s_acc, sm, qs, consumer, s);
-      pass_turn();
-      WgmmaWait<0>();
-      FenceRegs(s_acc);
-      if (cl.lane == 0) {
-        MbarArrive(sm.k_empty + 8 * s);
-        if (it_end - it_begin == 1) MbarArrive(sm.q_empty + 8 * qs);
-      }
-      const int n_first = n_blocks - 1 - it_begin;
-      if (NeedsMask<kBlockN>(n_first, m0, p)) MaskScores<kBlockN>(s_acc, n_first, cl, p);
-      SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, p.scale_log2);
-      ToP<kBlockN, kBf16>(s_acc, p_frag);
+        int s = kv_iter % kStages;
+        MbarWait(sm.k_full + 8 * s, (kv_iter / kStages) & 1);
+        wait_turn();
+        IssueQk<Cfg, kBf16>(s_acc, sm, qs, consumer, s);
+        pass_turn();
+        WgmmaWait<0>();
+        FenceRegs(s_acc);
+        if (cl.lane == 0) {
+          MbarArrive(sm.k_empty + 8 * s);
+          if (it_end - it_begin == 1) MbarArrive(sm.q_empty + 8 * qs);
+        }
+        const int n_first = n_blocks - 1 - it_begin;
+        if (NeedsMask<kBlockN>(n_first, m0, p)) MaskScores<kBlockN>(s_acc, n_first, cl, p);
+        SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, p.scale_log2);
+        ToP<kBlockN, kBf16>(s_acc, p_frag);
 
-      // Steady state: S of block it is issued, then P V of block it-1
-      // behind it; the softmax of block it follows both.
-      for (int it = it_begin + 1; it < it_end; ++it) {
-        const int s_next = (kv_iter + 1) % kStages;
-        MbarWait(sm.k_full + 8 * s_next, ((kv_iter + 1) / kStages) & 1);
+        // Steady state: S of block it is issued, then P V of block it-1
+        // behind it; the softmax of block it follows both.
+        for (int it = it_begin + 1; it < it_end; ++it) {
+          const int s_next = (kv_iter + 1) % kStages;
+          MbarWait(sm.k_full + 8 * s_next, ((kv_iter + 1) / kStages) & 1);
+          MbarWait(sm.v_full + 8 * s, (kv_iter / kStages) & 1);
+          wait_turn();
+          IssueQk<Cfg, kBf16>(s_acc, sm, qs, consumer, s_next);
+          FenceRegs(o_acc);
+          IssuePv<Cfg, kBf16>(o_acc, p_frag, sm, s);
+          pass_turn();
+          WgmmaWait<1>();
+          FenceRegs(s_acc);
+          if (cl.lane == 0) {
+            MbarArrive(sm.k_empty + 8 * s_next);
+            if (it == it_end - 1) MbarArrive(sm.q_empty + 8 * qs);
+          }
+          const int n = n_blocks - 1 - it;
+          if (NeedsMask<kBlockN>(n, m0, p)) MaskScores<kBlockN>(s_acc, n, cl, p);
+          SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, p.scale_log2);
+          WgmmaWait<0>();
+          FenceRegs(o_acc);
+          if (cl.lane == 0) MbarArrive(sm.v_empty + 8 * s);
+          RescaleO<D>(o_acc, correction);
+          ToP<kBlockN, kBf16>(s_acc, p_frag);
+          ++kv_iter;
+          s = s_next;
+        }
         MbarWait(sm.v_full + 8 * s, (kv_iter / kStages) & 1);
         wait_turn();
-        IssueQk<Cfg, kBf16>(s_acc, sm, qs, consumer, s_next);
         FenceRegs(o_acc);
         IssuePv<Cfg, kBf16>(o_acc, p_frag, sm, s);
         pass_turn();
-        WgmmaWait<1>();
-        FenceRegs(s_acc);
-        if (cl.lane == 0) {
-          MbarArrive(sm.k_empty + 8 * s_next);
-          if (it == it_end - 1) MbarArrive(sm.q_empty + 8 * qs);
-        }
-        const int n = n_blocks - 1 - it;
-        if (NeedsMask<kBlockN>(n, m0, p)) MaskScores<kBlockN>(s_acc, n, cl, p);
-        SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, p.scale_log2);
         WgmmaWait<0>();
         FenceRegs(o_acc);
         if (cl.lane == 0) MbarArrive(sm.v_empty + 8 * s);
-        RescaleO<D>(o_acc, correction);
-        ToP<kBlockN, kBf16>(s_acc, p_frag);
         ++kv_iter;
-        s = s_next;
-      }
-      MbarWait(sm.v_full + 8 * s, (kv_iter / kStages) & 1);
-      wait_turn();
-      FenceRegs(o_acc);
-      IssuePv<Cfg, kBf16>(o_acc, p_frag, sm, s);
-      pass_turn();
-      WgmmaWait<0>();
-      FenceRegs(o_acc);
-      if (cl.lane == 0) MbarArrive(sm.v_empty + 8 * s);
-      ++kv_iter;
-      EndTile<Cfg, kBf16, kConsumers>(o_acc, row_max, row_sum, piece, tc, m0, cl, sm, qs, &tmap_o,
-                                      p, ta);
-    } else {
-      StoreEmptyTile<D, kBf16>(tc, cl, p);
-    }
-  };
-  if constexpr (kTail) {
-    for (int i = 0; i < kMaxCtaPieces; ++i) {
-      const TailPiece piece = TailAt(ta, blockIdx.x * kMaxCtaPieces + i);
-      if (piece.pieces == 0) break;
-      const TileCoord tc = UnitTile(piece.unit, piece.sub, p);
-      run_tile(tc, KvBlocks<kBlockN, Cfg::kRows>(tc.m_tile * Cfg::kRows, p), piece.it_begin,
-               piece.it_end, piece);
-    }
-  } else {
-    for (int unit = blockIdx.x; unit < p.whole_units; unit += gridDim.x) {
-      const int tiles = TilesInUnit(unit, p);
-      for (int sub = 0; sub < tiles; ++sub) {
-        const TileCoord tc = UnitTile(unit, sub, p);
-        const int n_blocks = KvBlocks<kBlockN, Cfg::kRows>(tc.m_tile * Cfg::kRows, p);
-        run_tile(tc, n_blocks, 0, n_blocks, TailPiece{});
+        EndTile<Cfg, kBf16, kConsumers>(o_acc, row_max, row_sum, piece, tc, m0, cl, sm, qs, &tmap_o,
+                                        p, ta);
+      } else {
+        StoreEmptyTile<D, kBf16>(tc, cl, p);
       }
     }
   }
@@ -1347,125 +1343,120 @@ __global__ void __launch_bounds__(kThreads, 1)
   // power. d = 256 has no registers to spare (O alone takes 128).
   constexpr bool kQRegs = D == 128;
   uint32_t q_frag[kQRegs ? D / 4 : 1];
-  // One tile: key blocks it_begin .. it_end - 1 of its n_blocks (all of them
-  // but in the tail launch), ending in its store or, for a piece of a split
-  // tile, in FinishPiece.
-  auto run_tile = [&](const TileCoord& tc, int n_blocks, int it_begin, int it_end,
-                      const TailPiece& piece) {
-    const int m0 = tc.m_tile * kBlockM;
-    const ConsumerLane cl(consumer, m0);
-    if (it_begin == it_end) {
-      StoreEmptyTile<D, kBf16>(tc, cl, p);
-      return;
+  // Units round-robin up to p.whole_units, their tiles whole; in the tail
+  // launch, this CTA's pieces instead (as in the d = 64 kernel).
+  for (int w = kTail ? 0 : blockIdx.x; kTail ? w < kMaxCtaPieces : w < p.whole_units;
+       w += kTail ? 1 : gridDim.x) {
+    TailPiece piece{};
+    if constexpr (kTail) {
+      piece = TailAt(ta, blockIdx.x * kMaxCtaPieces + w);
+      if (piece.pieces == 0) break;
     }
-    const int qs = q_iter % kQStages;
-    int s = kv_iter % kStages;
+    const int tiles = kTail ? 1 : TilesInUnit(w, p);
+    for (int sub = 0; sub < tiles; ++sub) {
+      const TileCoord tc = kTail ? UnitTile(piece.unit, piece.sub, p) : UnitTile(w, sub, p);
+      const int n_blocks = KvBlocks<kBlockN>(tc.m_tile * kBlockM, p);
+      // Key blocks it_begin .. it_end - 1 of the tile's n_blocks.
+      const int it_begin = kTail ? piece.it_begin : 0;
+      const int it_end = kTail ? piece.it_end : n_blocks;
+      const int m0 = tc.m_tile * kBlockM;
+      const ConsumerLane cl(consumer, m0);
+      if (it_begin == it_end) {
+        StoreEmptyTile<D, kBf16>(tc, cl, p);
+          continue;
+      }
+      const int qs = q_iter % kQStages;
+      int s = kv_iter % kStages;
 #pragma unroll
-    for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.f;
-    row_max[0] = row_max[1] = -INFINITY;
-    row_sum[0] = row_sum[1] = 0.f;
-    MbarWait(sm.q_full + 8 * qs, (q_iter / kQStages) & 1);
-    if constexpr (kQRegs) {
-      LoadQFrag<Cfg>(q_frag, sm, qs, consumer);
-      MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0);
-    }
-    MbarWait(sm.k_full + 8 * s, (kv_iter / kStages) & 1);
-    wait_turn();
-    if constexpr (kQRegs) {
-      IssueQkRegs<Cfg, kBf16>(s_acc, q_frag, sm, s);
-    } else {
-      IssueQk<Cfg, kBf16>(s_acc, sm, qs, consumer, s);
-    }
-    pass_turn();
-    WgmmaWait<0>();
-    FenceRegs(s_acc);
-    MbarArriveIf(sm.k_empty + 8 * s, cl.lane == 0);
-    const int n_first = n_blocks - 1 - it_begin;
-    if (NeedsMask<kBlockN>(n_first, m0, p)) MaskScores<kBlockN>(s_acc, n_first, cl, p);
-    SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, p.scale_log2);
-    ToP<kBlockN, kBf16>(s_acc, p_frag);
-
-    // Steady state: S of block it is issued, then P V of block it-1
-    // behind it; the softmax of block it overlaps that P V product, and
-    // O is rescaled only once the product is done. Blocks that need the
-    // mask come first (highest keys); they get their own copy of the
-    // loop so that neither copy branches between issue and softmax.
-    auto step = [&](auto masked, int it) {
-      const int s_next = (kv_iter + 1) % kStages;
-      MbarWait(sm.k_full + 8 * s_next, ((kv_iter + 1) / kStages) & 1);
-      MbarWait(sm.v_full + 8 * s, (kv_iter / kStages) & 1);
+      for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.f;
+      row_max[0] = row_max[1] = -INFINITY;
+      row_sum[0] = row_sum[1] = 0.f;
+      MbarWait(sm.q_full + 8 * qs, (q_iter / kQStages) & 1);
+      if constexpr (kQRegs) {
+        LoadQFrag<Cfg>(q_frag, sm, qs, consumer);
+        MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0);
+      }
+      MbarWait(sm.k_full + 8 * s, (kv_iter / kStages) & 1);
       wait_turn();
       if constexpr (kQRegs) {
-        IssueQkRegs<Cfg, kBf16>(s_acc, q_frag, sm, s_next);
+        IssueQkRegs<Cfg, kBf16>(s_acc, q_frag, sm, s);
       } else {
-        IssueQk<Cfg, kBf16>(s_acc, sm, qs, consumer, s_next);
+        IssueQk<Cfg, kBf16>(s_acc, sm, qs, consumer, s);
       }
+      pass_turn();
+      WgmmaWait<0>();
+      FenceRegs(s_acc);
+      MbarArriveIf(sm.k_empty + 8 * s, cl.lane == 0);
+      const int n_first = n_blocks - 1 - it_begin;
+      if (NeedsMask<kBlockN>(n_first, m0, p)) MaskScores<kBlockN>(s_acc, n_first, cl, p);
+      SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, p.scale_log2);
+      ToP<kBlockN, kBf16>(s_acc, p_frag);
+
+      // Steady state: S of block it is issued, then P V of block it-1
+      // behind it; the softmax of block it overlaps that P V product, and
+      // O is rescaled only once the product is done. Blocks that need the
+      // mask come first (highest keys); they get their own copy of the
+      // loop so that neither copy branches between issue and softmax.
+      auto step = [&](auto masked, int it) {
+        const int s_next = (kv_iter + 1) % kStages;
+        MbarWait(sm.k_full + 8 * s_next, ((kv_iter + 1) / kStages) & 1);
+        MbarWait(sm.v_full + 8 * s, (kv_iter / kStages) & 1);
+        wait_turn();
+        if constexpr (kQRegs) {
+          IssueQkRegs<Cfg, kBf16>(s_acc, q_frag, sm, s_next);
+        } else {
+          IssueQk<Cfg, kBf16>(s_acc, sm, qs, consumer, s_next);
+        }
+        FenceRegs(o_acc);
+        IssuePv<Cfg, kBf16>(o_acc, p_frag, sm, s);
+        pass_turn();
+        WgmmaWait<1>();
+        FenceRegs(s_acc);
+        MbarArriveIf(sm.k_empty + 8 * s_next, cl.lane == 0);
+        if constexpr (decltype(masked)::value) MaskScores<kBlockN>(s_acc, n_blocks - 1 - it, cl, p);
+        SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, p.scale_log2);
+        // Keep the softmax above the wait for P V: arithmetic is free to
+        // move past a volatile asm.
+        FenceRegs(s_acc);
+        FenceRegs(row_max);
+        FenceRegs(row_sum);
+        FenceRegs(correction);
+        // ptxas hoists a wgmma wait to the top of its basic block, above
+        // the softmax, which kills the overlap; a branch on the softmax
+        // result ends the block. It is never taken (the GPU's fp32 NaN is
+        // 0x7fffffff) and harmless if it were. (A trap here instead makes
+        // ptxas serialize every wgmma.)
+        if (__float_as_uint(row_sum[0]) == 0xffffffffu) {
+          asm volatile("nanosleep.u32 1;" ::: "memory");
+        }
+        WgmmaWait<0>();
+        FenceRegs(o_acc);
+        MbarArriveIf(sm.v_empty + 8 * s, cl.lane == 0);
+        RescaleO<D>(o_acc, correction);
+        ToP<kBlockN, kBf16>(s_acc, p_frag);
+        ++kv_iter;
+        s = s_next;
+      };
+      int it = it_begin + 1;
+      for (; it < it_end && NeedsMask<kBlockN>(n_blocks - 1 - it, m0, p); ++it) {
+        step(std::true_type(), it);
+      }
+      for (; it < it_end; ++it) step(std::false_type(), it);
+      // Q's last reader, the final S product, has completed (where O
+      // does not go out through Q's buffer).
+      if constexpr (Cfg::kOwnOBuffer && !kQRegs) MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0);
+
+      MbarWait(sm.v_full + 8 * s, (kv_iter / kStages) & 1);
+      wait_turn();
       FenceRegs(o_acc);
       IssuePv<Cfg, kBf16>(o_acc, p_frag, sm, s);
       pass_turn();
-      WgmmaWait<1>();
-      FenceRegs(s_acc);
-      MbarArriveIf(sm.k_empty + 8 * s_next, cl.lane == 0);
-      if constexpr (decltype(masked)::value) MaskScores<kBlockN>(s_acc, n_blocks - 1 - it, cl, p);
-      SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, p.scale_log2);
-      // Keep the softmax above the wait for P V: arithmetic is free to
-      // move past a volatile asm.
-      FenceRegs(s_acc);
-      FenceRegs(row_max);
-      FenceRegs(row_sum);
-      FenceRegs(correction);
-      // ptxas hoists a wgmma wait to the top of its basic block, above
-      // the softmax, which kills the overlap; a branch on the softmax
-      // result ends the block. It is never taken (the GPU's fp32 NaN is
-      // 0x7fffffff) and harmless if it were. (A trap here instead makes
-      // ptxas serialize every wgmma.)
-      if (__float_as_uint(row_sum[0]) == 0xffffffffu) {
-        asm volatile("nanosleep.u32 1;" ::: "memory");
-      }
       WgmmaWait<0>();
       FenceRegs(o_acc);
       MbarArriveIf(sm.v_empty + 8 * s, cl.lane == 0);
-      RescaleO<D>(o_acc, correction);
-      ToP<kBlockN, kBf16>(s_acc, p_frag);
       ++kv_iter;
-      s = s_next;
-    };
-    int it = it_begin + 1;
-    for (; it < it_end && NeedsMask<kBlockN>(n_blocks - 1 - it, m0, p); ++it) {
-      step(std::true_type(), it);
-    }
-    for (; it < it_end; ++it) step(std::false_type(), it);
-    // Q's last reader, the final S product, has completed (where O
-    // does not go out through Q's buffer).
-    if constexpr (Cfg::kOwnOBuffer && !kQRegs) MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0);
-
-    MbarWait(sm.v_full + 8 * s, (kv_iter / kStages) & 1);
-    wait_turn();
-    FenceRegs(o_acc);
-    IssuePv<Cfg, kBf16>(o_acc, p_frag, sm, s);
-    pass_turn();
-    WgmmaWait<0>();
-    FenceRegs(o_acc);
-    MbarArriveIf(sm.v_empty + 8 * s, cl.lane == 0);
-    ++kv_iter;
-    EndTile<Cfg, kBf16, 2>(o_acc, row_max, row_sum, piece, tc, m0, cl, sm, qs, &tmap_o, p, ta);
-    ++q_iter;
-  };
-  if constexpr (kTail) {
-    for (int i = 0; i < kMaxCtaPieces; ++i) {
-      const TailPiece piece = TailAt(ta, blockIdx.x * kMaxCtaPieces + i);
-      if (piece.pieces == 0) break;
-      const TileCoord tc = UnitTile(piece.unit, piece.sub, p);
-      run_tile(tc, KvBlocks<kBlockN>(tc.m_tile * kBlockM, p), piece.it_begin, piece.it_end, piece);
-    }
-  } else {
-    for (int unit = blockIdx.x; unit < p.whole_units; unit += gridDim.x) {
-      const int tiles = TilesInUnit(unit, p);
-      for (int sub = 0; sub < tiles; ++sub) {
-        const TileCoord tc = UnitTile(unit, sub, p);
-        const int n_blocks = KvBlocks<kBlockN>(tc.m_tile * kBlockM, p);
-        run_tile(tc, n_blocks, 0, n_blocks, TailPiece{});
-      }
+      EndTile<Cfg, kBf16, 2>(o_acc, row_max, row_sum, piece, tc, m0, cl, sm, qs, &tmap_o, p, ta);
+      ++q_iter;
     }
   }
   // The last stores must be done before the CTA's shared memory goes away.
