@@ -156,7 +156,7 @@ struct FwdParams {
 // by whichever of its CTAs finishes last (FinishPiece). Only tiles of at
 // least MinSplitBlocks key blocks are cut: a piece costs a tile's fixed work
 // (first S block, epilogue), its partial result, and the tail launch's
-// start, which shorter tiles do not win back (lab runs s5-run04 to 06).
+// start, which shorter tiles do not win back (lab runs s5-run04 to 07).
 // 0: never. The first launch's kernels are the ones without a tail.
 constexpr int kMaxCtaPieces = 4;
 constexpr int kMaxTilePieces = 4;
