@@ -2,7 +2,7 @@
 
 Usage: python3 harness.py SO... [--check] [--probe] [--scale] [--shapes] [--bench] [--only-d D] [--reps N]
 """
-import argparse, ctypes, math, os, statistics, sys, time
+import argparse, ctypes, math, os, statistics, sys
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import sdpa_kernel, SDPBackend
@@ -150,6 +150,17 @@ def interleaved_us(fns, reps, flush, warmup):
     torch.cuda.synchronize()
     return {n: statistics.median(a.elapsed_time(bb) for a, bb in t) * 1e3 for n, t in times.items()}
 
+def cudnn_call(q, k, v, causal, scale):
+    """cuDNN SDPA on [b, s, h, d] inputs, returning O as [b, h, s, d]. cuDNN
+    gets its own best layout, contiguous [b, h, s, d], as in kseek's baseline
+    (worker/baselines/attention_fwd_baseline.py); strided views of
+    [b, s, h, d] ran it 4-10% slower on long inputs."""
+    qt, kt, vt = (x.transpose(1, 2).contiguous() for x in (q, k, v))
+    def cudnn():
+        with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+            return F.scaled_dot_product_attention(qt, kt, vt, is_causal=bool(causal), scale=scale)
+    return cudnn
+
 def time_kernels(kerns, b, s_q, s_k, h, h_kv, causal, reps, flush, d=128):
     """Median microseconds of each kernel on one bf16 shape, the kernels
     interleaved, the L2 flushed before every call."""
@@ -214,11 +225,7 @@ def shapes(kerns, reps):
         scale = 1.0 / math.sqrt(d)
         fns = {n: (lambda kern=kern, a=kern.make_args(q, k, v, o, lse, scale, causal): kern(a))
                for n, kern in kerns.items()}
-        qt, kt, vt = (x.transpose(1, 2).contiguous() for x in (q, k, v))
-        def cudnn():
-            with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-                return F.scaled_dot_product_attention(qt, kt, vt, is_causal=bool(causal), scale=scale)
-        fns["cudnn"] = cudnn
+        fns["cudnn"] = cudnn_call(q, k, v, causal, scale)
         us = interleaved_us(fns, reps, flush, warmup=3)
         sizes = f"s={s:5d}" if s_q == s else f"s_q={s_q} s_k={s}"
         print_times(f"SHAPE d={d:3d} c={causal} {sizes} h={h:2d} b={b:2d}", us)
@@ -246,13 +253,7 @@ def bench(kerns, reps, only_d=None):
                         o = torch.empty_like(q); lse = torch.empty(b, h, s, device="cuda")
                         argss[n] = kern.make_args(q, k, v, o, lse, scale, causal)
                         outs[n] = o
-                    # cuDNN gets its own best layout, contiguous [b, h, s, d], as in
-                    # kseek's baseline (worker/baselines/attention_fwd_baseline.py);
-                    # strided views of [b, s, h, d] ran it 4-10% slower on long inputs.
-                    qt, kt, vt = (x.transpose(1, 2).contiguous() for x in (q, k, v))
-                    def cudnn():
-                        with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-                            return F.scaled_dot_product_attention(qt, kt, vt, is_causal=bool(causal), scale=scale)
+                    cudnn = cudnn_call(q, k, v, causal, scale)
                     fns = {n: (lambda n=n: kerns[n](argss[n])) for n in names}
                     fns["cudnn"] = cudnn
                     med = {n: us / 1e3 for n, us in interleaved_us(fns, reps, flush, warmup=3).items()}
@@ -266,7 +267,7 @@ def bench(kerns, reps, only_d=None):
                         line += f" | {n} {med[n]*1e3:8.1f}us {flops/med[n]/1e9:5.0f}TF x{sp:.3f} err={err:.1e}"
                     print(line, flush=True)
                     rows.append(line)
-                    del q, k, v, outs, argss, qt, kt, vt, ref
+                    del q, k, v, outs, argss, fns, cudnn, ref
     for n in names:
         g = math.exp(sum(math.log(x) for x in geo[n]) / len(geo[n]))
         print(f"GEOMEAN {n}: {g:.3f}x cudnn over {len(geo[n])} scenarios; min {min(geo[n]):.3f}")
