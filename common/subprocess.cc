@@ -3,9 +3,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <grp.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,12 +17,14 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 
 extern char** environ;
 
@@ -125,6 +130,101 @@ absl::Status CheckProgram(const std::string& program) {
   return absl::OkStatus();
 }
 
+
+// argv[0] as a path: itself when it contains '/', else the first executable
+// match in the caller's PATH (resolved before fork, so the child allocates
+// nothing).
+absl::StatusOr<std::string> ResolveProgram(const std::string& program) {
+  if (program.find('/') != std::string::npos) return program;
+  const char* path = std::getenv("PATH");
+  absl::string_view dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  for (absl::string_view dir : absl::StrSplit(dirs, ':')) {
+    std::string candidate = absl::StrCat(dir.empty() ? "." : dir, "/", program);
+    struct stat st;
+    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+  }
+  return absl::NotFoundError(absl::StrCat("program '", program, "' not found in PATH"));
+}
+
+std::vector<std::string> PlainEnvironment(const std::vector<std::pair<std::string, std::string>>& vars) {
+  std::map<std::string, std::string> sorted(vars.begin(), vars.end());
+  std::vector<std::string> out;
+  for (const auto& [key, value] : sorted) out.push_back(absl::StrCat(key, "=", value));
+  return out;
+}
+
+std::vector<std::pair<int, rlim_t>> RlimitList(const ResourceLimits& limits) {
+  std::vector<std::pair<int, rlim_t>> out;
+  auto add = [&out](int resource, uint64_t value) {
+    if (value > 0) out.emplace_back(resource, static_cast<rlim_t>(value));
+  };
+  add(RLIMIT_AS, limits.address_space_bytes);
+  add(RLIMIT_DATA, limits.data_bytes);
+  add(RLIMIT_CPU, limits.cpu_seconds);
+  add(RLIMIT_FSIZE, limits.file_size_bytes);
+  add(RLIMIT_NPROC, limits.processes);
+  add(RLIMIT_NOFILE, limits.open_files);
+  return out;
+}
+
+struct ChildSetup {
+  const char* program;
+  char* const* argv;
+  char* const* envp;
+  const char* working_dir;  // null: stay
+  int stdin_fd;             // -1: /dev/null
+  int stdout_fd;
+  int stderr_fd;
+  int exec_error_fd;
+  pid_t parent;
+  int64_t uid;  // -1: keep
+  int64_t gid;
+  const std::vector<std::pair<int, rlim_t>>* limits;
+};
+
+// The forked child: async-signal-safe calls only, then exec. Never returns.
+[[noreturn]] void RunChild(const ChildSetup& c) {
+  auto fail = [&c](int err) {
+    ssize_t ignored = write(c.exec_error_fd, &err, sizeof(err));
+    (void)ignored;
+    _exit(127);
+  };
+  setpgid(0, 0);
+  // Dies with the worker; if the worker died before this line, exit now.
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) fail(errno);
+  if (getppid() != c.parent) _exit(127);
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) sigaction(sig, &dfl, nullptr);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  int in = c.stdin_fd >= 0 ? c.stdin_fd : open("/dev/null", O_RDONLY);
+  if (in < 0 || dup2(in, STDIN_FILENO) < 0) fail(errno);
+  if (dup2(c.stdout_fd, STDOUT_FILENO) < 0 || dup2(c.stderr_fd, STDERR_FILENO) < 0) fail(errno);
+  if (c.working_dir != nullptr && chdir(c.working_dir) != 0) fail(errno);
+  for (const auto& [resource, value] : *c.limits) {
+    struct rlimit limit;
+    if (getrlimit(resource, &limit) != 0) fail(errno);
+    limit.rlim_cur = value;
+    if (limit.rlim_max != RLIM_INFINITY && limit.rlim_max < value) limit.rlim_cur = limit.rlim_max;
+    if (limit.rlim_max == RLIM_INFINITY || limit.rlim_max > value) limit.rlim_max = value;
+    if (setrlimit(resource, &limit) != 0) fail(errno);
+  }
+  if (c.gid >= 0) {
+    if (setgroups(0, nullptr) != 0) fail(errno);
+    if (setresgid(c.gid, c.gid, c.gid) != 0) fail(errno);
+  }
+  if (c.uid >= 0 && setresuid(c.uid, c.uid, c.uid) != 0) fail(errno);
+  // setuid clears the death signal; set it again for the new credentials.
+  if (c.uid >= 0 && prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) fail(errno);
+  execve(c.program, c.argv, c.envp);
+  fail(errno);
+  _exit(127);  // not reached: fail exits
+}
+
 }  // namespace
 
 std::string SubprocessResult::Describe() const {
@@ -159,30 +259,26 @@ absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessSpec& spec) {
   if (pipe2(err_pipe, O_CLOEXEC) != 0) return ErrnoStatus("pipe2", errno);
   FileDescriptor err_read(err_pipe[0]), err_write(err_pipe[1]);
 
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out_write.get(), STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err_write.get(), STDERR_FILENO);
-  if (!spec.working_dir.empty()) {
-    posix_spawn_file_actions_addchdir_np(&actions, spec.working_dir.c_str());
+  if (spec.stdin_text.size() > kMaxStdinBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("subprocess: stdin text of ", spec.stdin_text.size(), " bytes, over ", kMaxStdinBytes));
   }
+  // A socket pair rather than a pipe: send(MSG_NOSIGNAL) cannot raise SIGPIPE
+  // in this process when the child exits without reading.
+  int in_pipe[2] = {-1, -1};
+  if (!spec.stdin_text.empty() && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in_pipe) != 0) {
+    return ErrnoStatus("socketpair", errno);
+  }
+  FileDescriptor in_read(in_pipe[0]), in_write(in_pipe[1]);
+  // The child reports a failed exec's errno here; a successful exec closes it.
+  int exec_pipe[2];
+  if (pipe2(exec_pipe, O_CLOEXEC) != 0) return ErrnoStatus("pipe2", errno);
+  FileDescriptor exec_read(exec_pipe[0]), exec_write(exec_pipe[1]);
 
-  // Own process group (so a timeout can kill the whole tree), default signal
-  // dispositions (the parent may ignore SIGPIPE, as gRPC servers do) and an
-  // empty signal mask.
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr,
-                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-  posix_spawnattr_setpgroup(&attr, 0);
-  sigset_t all_signals, no_signals;
-  sigfillset(&all_signals);
-  sigemptyset(&no_signals);
-  posix_spawnattr_setsigdefault(&attr, &all_signals);
-  posix_spawnattr_setsigmask(&attr, &no_signals);
-
-  std::vector<std::string> env = BuildEnvironment(spec.extra_env);
+  absl::StatusOr<std::string> resolved = ResolveProgram(program);
+  if (!resolved.ok()) return resolved.status();
+  std::vector<std::string> env = spec.inherit_environment ? BuildEnvironment(spec.extra_env)
+                                                          : PlainEnvironment(spec.extra_env);
   std::vector<char*> envp;
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
@@ -190,26 +286,51 @@ absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessSpec& spec) {
   std::vector<char*> argvp;
   for (std::string& a : args) argvp.push_back(a.data());
   argvp.push_back(nullptr);
+  std::vector<std::pair<int, rlim_t>> limits = RlimitList(spec.limits);
+  if (!spec.core_dumps) limits.emplace_back(RLIMIT_CORE, 0);
+  const char* working_dir = spec.working_dir.empty() ? nullptr : spec.working_dir.c_str();
+  const pid_t parent = getpid();
 
   const auto start = std::chrono::steady_clock::now();
-  pid_t pid = -1;
-  int spawn_error =
-      program.find('/') != std::string::npos
-          ? posix_spawn(&pid, program.c_str(), &actions, &attr, argvp.data(), envp.data())
-          : posix_spawnp(&pid, program.c_str(), &actions, &attr, argvp.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
+  // fork + exec rather than posix_spawn, for the death signal and the limits.
+  // Between the two the child calls only async-signal-safe functions on data
+  // prepared above.
+  pid_t pid = fork();
+  if (pid < 0) return ErrnoStatus(absl::StrCat("forking for '", program, "'"), errno);
+  if (pid == 0) {
+    RunChild(ChildSetup{resolved->c_str(), argvp.data(), envp.data(), working_dir, in_read.get(),
+                        out_write.get(), err_write.get(), exec_write.get(), parent, spec.run_as_uid,
+                        spec.run_as_gid, &limits});
+  }
+  in_read.Close();
   out_write.Close();
   err_write.Close();
-  if (spawn_error == ENOENT) {
-    return absl::NotFoundError(absl::StrCat("program '", program, "' not found"));
+  exec_write.Close();
+  int exec_errno = 0;
+  ssize_t got;
+  while ((got = read(exec_read.get(), &exec_errno, sizeof(exec_errno))) < 0 && errno == EINTR) {
   }
-  if (spawn_error == EACCES || spawn_error == ENOEXEC) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("program '", program, "' cannot be executed: ", std::strerror(spawn_error)));
+  if (got == sizeof(exec_errno)) {
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    if (exec_errno == ENOENT) return absl::NotFoundError(absl::StrCat("program '", program, "' not found"));
+    if (exec_errno == EACCES || exec_errno == ENOEXEC) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("program '", program, "' cannot be executed: ", std::strerror(exec_errno)));
+    }
+    return ErrnoStatus(absl::StrCat("starting '", program, "'"), exec_errno);
   }
-  if (spawn_error != 0) {
-    return ErrnoStatus(absl::StrCat("spawning '", program, "'"), spawn_error);
+  if (in_write.get() >= 0) {
+    // Small enough for the socket's buffer: this never blocks. A child that
+    // exits without reading simply never sees it.
+    absl::string_view rest = spec.stdin_text;
+    while (!rest.empty()) {
+      ssize_t n = send(in_write.get(), rest.data(), rest.size(), MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      rest.remove_prefix(static_cast<size_t>(n));
+    }
+    in_write.Close();
   }
 
   SubprocessResult result;

@@ -4,11 +4,14 @@
 // RunSubprocess is thread-safe: every pipe it creates is close-on-exec, so a
 // child spawned by one thread never inherits another call's pipe ends, and it
 // installs no signal handlers. The child runs in its own process group, so a
-// time limit kills the program and everything it started.
+// time limit kills the program and everything it started, and it gets SIGKILL
+// when the calling thread's process dies (PR_SET_PDEATHSIG), so a killed
+// worker leaves no nvcc or runner behind.
 #ifndef KERNELSEEK_COMMON_SUBPROCESS_H_
 #define KERNELSEEK_COMMON_SUBPROCESS_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <utility>
@@ -20,6 +23,18 @@
 
 namespace kseek {
 
+// Kernel resource limits (setrlimit) set in the child before exec; 0 leaves a
+// limit as inherited. They bound what one hostile program can take.
+struct ResourceLimits {
+  uint64_t address_space_bytes = 0;  // RLIMIT_AS: unusable for CUDA programs,
+                                     // which reserve the GPU's address space
+  uint64_t data_bytes = 0;           // RLIMIT_DATA: private writable memory
+  uint64_t cpu_seconds = 0;          // RLIMIT_CPU
+  uint64_t file_size_bytes = 0;      // RLIMIT_FSIZE: largest file it may write
+  uint64_t processes = 0;            // RLIMIT_NPROC
+  uint64_t open_files = 0;           // RLIMIT_NOFILE
+};
+
 struct SubprocessSpec {
   // argv[0] is the program: a path if it contains '/', else searched in PATH.
   std::vector<std::string> argv;
@@ -27,6 +42,19 @@ struct SubprocessSpec {
   std::string working_dir;
   // Added to (or overriding) the caller's environment.
   std::vector<std::pair<std::string, std::string>> extra_env;
+  // False: the child's environment is extra_env alone, so that none of the
+  // caller's variables (a worker's token among them) reaches it.
+  bool inherit_environment = true;
+  // Written to the child's stdin, which is then closed; empty: /dev/null.
+  // At most kMaxStdinBytes, so that one write into the pipe never blocks.
+  std::string stdin_text;
+  ResourceLimits limits;
+  // >= 0: the child drops to this user and group (no supplementary groups)
+  // before exec; needs root. A sandbox runs its programs as such a user.
+  int64_t run_as_uid = -1;
+  int64_t run_as_gid = -1;
+  // No core file, whatever the inherited limit.
+  bool core_dumps = false;
   // On expiry the whole process group gets SIGKILL.
   absl::Duration time_limit = absl::InfiniteDuration();
   // Cap on captured bytes of stdout and of stderr, each. Output past the cap
@@ -61,6 +89,8 @@ struct SubprocessResult {
 // missing, INVALID_ARGUMENT for an empty argv, INTERNAL for pipe/spawn failures.
 // A program that starts and then fails is a SubprocessResult, not an error.
 absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessSpec& spec);
+
+inline constexpr size_t kMaxStdinBytes = 4096;
 
 // The last `n` bytes of a program's output, for an error message: where a
 // program says why it failed.

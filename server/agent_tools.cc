@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "common/profile_text.h"
 #include "server/job_validation.h"
+#include "common/untrusted_json.h"
 
 namespace kseek {
 namespace {
@@ -231,7 +232,7 @@ std::string AgentTools::PathError(const std::string& path) {
 
 absl::StatusOr<ToolOutcome> AgentTools::Execute(const llm::ToolCall& call, int64_t call_seq,
                                                 const std::function<bool()>& cancelled) {
-  json args = json::parse(call.arguments.empty() ? "{}" : call.arguments, nullptr, /*allow_exceptions=*/false);
+  json args = ParseUntrustedJson(call.arguments.empty() ? "{}" : call.arguments);
   if (args.is_discarded() || !args.is_object()) {
     return Error(absl::StrCat("the arguments of ", call.name, " are not a JSON object: ", Cut(call.arguments, 200),
                               "\nCall the tool again with valid JSON arguments."));

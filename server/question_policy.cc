@@ -1,10 +1,10 @@
 #include "server/question_policy.h"
 
 #include <array>
-#include <regex>
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "re2/re2.h"
 
 namespace kseek {
 namespace {
@@ -23,10 +23,11 @@ constexpr std::array<std::pair<ToolSignal, const char*>, 8> kSignalNames = {{
     {ToolSignal::kFinishRefused, "finish_refused"},
 }};
 
-const std::regex& LimitRegex() {
-  // Built once; std::regex is safe to use from several threads once built.
-  static const std::regex* const kRegex = new std::regex(
-      "(memory|bandwidth|compute|latency)[- ]bound"
+// RE2: a model's reply is untrusted text of any length, and RE2 matches it in
+// linear time with no recursion. Thread-safe once built.
+const RE2& LimitRegex() {
+  static const RE2* const kRegex = new RE2(
+      "(?i)((memory|bandwidth|compute|latency)[- ]bound"
       "|at (the )?(hardware |theoretical |memory |bandwidth )?peak"
       "|(cannot|can't|can not|won't|will not) (be made |go |get |run |possibly be )?(any |much )?faster"
       "|hardware limit"
@@ -34,8 +35,7 @@ const std::regex& LimitRegex() {
       "|physical limit"
       "|fundamental(ly)? limit"
       "|(already|is|are) (optimal|near[- ]optimal)"
-      "|no further (improvement|speedup|optimi[sz]ation)s? (is |are )?possible",
-      std::regex::ECMAScript | std::regex::icase);
+      "|no further (improvement|speedup|optimi[sz]ation)s? (is |are )?possible)");
   return *kRegex;
 }
 
@@ -73,9 +73,9 @@ kernelseek::v1::PolicyOptions WithPolicyDefaults(kernelseek::v1::PolicyOptions o
 }
 
 std::optional<std::string> ClaimedLimitPhrase(std::string_view text) {
-  std::cmatch match;
-  if (!std::regex_search(text.data(), text.data() + text.size(), match, LimitRegex())) return std::nullopt;
-  return match.str(0);
+  std::string phrase;
+  if (!RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), LimitRegex(), &phrase)) return std::nullopt;
+  return phrase;
 }
 
 std::string TriggerName(Trigger trigger) {

@@ -32,7 +32,9 @@ constexpr size_t kMaxSassDumpBytes = 256 << 20;
 constexpr size_t kMaxSourceNameBytes = 100;
 
 absl::Status WriteNewFile(const std::string& path, absl::string_view contents) {
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  // 0644: the sandbox's user (nobody under a root worker) reads it; the job
+  // folder around it (0700, that user's) keeps everyone else out.
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
     return absl::FailedPreconditionError(
         absl::StrCat("cannot create '", path, "': ", std::strerror(errno)));
@@ -98,7 +100,9 @@ std::string SanitizeSourceName(absl::string_view source_name) {
 }
 
 Compiler::Compiler(CompilerConfig config)
-    : config_(std::move(config)), nvcc_(config_.nvcc_path, config_.supported_archs) {}
+    : config_(std::move(config)),
+      nvcc_(config_.nvcc_path, config_.supported_archs),
+      sandbox_(config_.sandbox != nullptr ? config_.sandbox : &unsandboxed_) {}
 
 absl::StatusOr<CompileResult> Compiler::Compile(const kernelseek::v1::JobSpec& spec) const {
   if (spec.kind() != kernelseek::v1::JOB_KIND_COMPILE) {
@@ -127,6 +131,10 @@ absl::StatusOr<CompileResult> Compiler::Build(const kernelseek::v1::JobSpec& spe
   absl::StatusOr<TempDir> work = TempDir::Create(config_.temp_dir, "kseek-compile");
   if (!work.ok()) return work.status();
   const std::string& dir = work->path();
+  if (absl::Status s = sandbox_->HandOver(dir); !s.ok()) return s;
+  // nvcc writes the shared object beside the runner's other files.
+  std::vector<std::string> writable = {dir};
+  if (!so_path.empty()) writable.push_back(std::filesystem::path(so_path).parent_path().string());
   const std::string file_name = SanitizeSourceName(spec.source_name());
   const std::string display_name = spec.source_name().empty() ? file_name : spec.source_name();
   const std::string source_path = absl::StrCat(dir, "/", file_name);
@@ -155,6 +163,7 @@ absl::StatusOr<CompileResult> Compiler::Build(const kernelseek::v1::JobSpec& spe
   nvcc_run.extra_env = {{"TMPDIR", dir}, {"LC_ALL", "C"}};
   nvcc_run.time_limit = config_.time_limit;
   nvcc_run.max_output_bytes = config_.max_output_bytes;
+  sandbox_->Apply(SandboxKind::kCompile, writable, {}, &nvcc_run);
   absl::StatusOr<SubprocessResult> nvcc = RunSubprocess(nvcc_run);
   if (!nvcc.ok()) {
     return absl::FailedPreconditionError(
@@ -209,6 +218,7 @@ absl::StatusOr<CompileResult> Compiler::Build(const kernelseek::v1::JobSpec& spe
     dump.working_dir = dir;
     dump.time_limit = config_.time_limit;
     dump.max_output_bytes = std::max(kMaxSassDumpBytes, config_.max_output_bytes);
+    sandbox_->Apply(SandboxKind::kCompile, writable, {}, &dump);
     absl::StatusOr<SubprocessResult> sass = RunSubprocess(dump);
     std::string note;
     if (!sass.ok()) {

@@ -5,8 +5,9 @@
 // A compile error or a timeout is a result (success=false, with diagnostics),
 // not an error Status; Status errors are for bad requests (INVALID_ARGUMENT)
 // and a broken worker (FAILED_PRECONDITION: nvcc missing, temp dir unusable).
-// Immutable after construction; Compile may run on several threads at once,
-// each call in its own temp dir.
+// nvcc and cuobjdump run in the configured Sandbox, seeing only the job's
+// folder and the toolchain. Immutable after construction; Compile may run on
+// several threads at once, each call in its own temp dir.
 #ifndef KERNELSEEK_WORKER_COMPILER_H_
 #define KERNELSEEK_WORKER_COMPILER_H_
 
@@ -18,6 +19,7 @@
 #include "absl/time/time.h"
 #include "proto/kernelseek.pb.h"
 #include "worker/nvcc_command.h"
+#include "worker/sandbox.h"
 
 namespace kseek {
 
@@ -34,6 +36,9 @@ struct CompilerConfig {
   size_t max_source_bytes = 1 << 20;
   // Cap on the log and on each captured output stream.
   size_t max_output_bytes = 1 << 20;
+  // Where nvcc and cuobjdump run: they read a user's source. Not owned; null
+  // means Sandbox::Disabled() (limits and a clean environment only).
+  const Sandbox* sandbox = nullptr;
 };
 
 // The file name the source is written as: the base name of `source_name`
@@ -60,6 +65,8 @@ class Compiler {
 
   CompilerConfig config_;
   NvccCommand nvcc_;
+  Sandbox unsandboxed_ = Sandbox::Disabled();
+  const Sandbox* sandbox_;  // config_.sandbox, or unsandboxed_
 };
 
 }  // namespace kseek

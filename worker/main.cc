@@ -14,6 +14,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -24,6 +25,7 @@
 #include "worker/compiler.h"
 #include "worker/job_executor.h"
 #include "worker/run_executor.h"
+#include "worker/sandbox.h"
 #include "worker/worker_loop.h"
 
 namespace kseek {
@@ -74,6 +76,30 @@ std::string RandomHexKey() {
   return hex;
 }
 
+// TEMP/kseek-worker-NAME, made (0711: the sandbox's user must pass through
+// to its job folder) or emptied of what an earlier run of this worker left.
+absl::StatusOr<std::string> PrepareJobsDir(const std::string& temp_dir, const std::string& name) {
+  std::string safe;
+  for (char c : name) safe.push_back(absl::ascii_isalnum(c) || c == '-' || c == '_' || c == '.' ? c : '_');
+  const std::filesystem::path dir = std::filesystem::path(temp_dir) / absl::StrCat("kseek-worker-", safe);
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) return absl::FailedPreconditionError(absl::StrCat("cannot make ", dir.string(), ": ", error.message()));
+  int stale = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+    std::filesystem::remove_all(entry.path(), error);
+    if (error) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot clear stale job folder ", entry.path().string(), ": ", error.message()));
+    }
+    ++stale;
+  }
+  std::filesystem::permissions(dir, std::filesystem::perms::owner_all | std::filesystem::perms::group_exec |
+                                        std::filesystem::perms::others_exec, error);
+  if (stale > 0) Log(absl::StrCat("removed ", stale, " job folder(s) left by an earlier run in ", dir.string()));
+  return dir.string();
+}
+
 // The first of `candidates` that is an executable file, or "".
 std::string FindTool(const std::string& name) {
   std::vector<std::string> dirs;
@@ -105,6 +131,8 @@ int Main(int argc, char** argv) {
   double gpu_mem_cap_gb = 0;
   std::string baseline_cache = DefaultCacheDir();
   int64_t bench_chunk = 12;
+  std::string bwrap = FindTool("bwrap");
+  bool no_sandbox = false;
   FlagSet flags("kseek-worker", "--server HOST:PORT [flags]",
                 "Runs KernelSeek jobs for a server. Dials out (so it works behind NAT),\n"
                 "advertises nvcc's architectures and any visible GPU, and survives every\n"
@@ -126,6 +154,12 @@ int Main(int argc, char** argv) {
   flags.String("baseline-cache", &baseline_cache, "where measured baseline timings are kept (empty: nowhere)");
   flags.Double("gpu-mem-cap-gb", &gpu_mem_cap_gb, "GPU memory a runner may allocate (0: no cap)");
   flags.Int("bench-chunk", &bench_chunk, "scenarios per runner process in a bench, alternating with the baseline");
+  flags.String("bwrap", &bwrap,
+               "bubblewrap, which every nvcc, cuobjdump, kseek-runner and ncu run of a job is\n"
+               "sandboxed in (job folder, toolchain and GPU only; no network)");
+  flags.Bool("no-sandbox", &no_sandbox,
+             "run jobs' programs without bubblewrap (limits and a clean environment\n"
+             "only): for a developer's machine, never for a shared worker");
   if (std::optional<int> done =
           ParseCommandFlags(flags, std::vector<std::string>(argv + 1, argv + argc), "kseek-worker")) {
     return *done;
@@ -134,6 +168,22 @@ int Main(int argc, char** argv) {
     std::cerr << "kseek-worker: no token: pass --token or set KSEEK_WORKER_TOKEN "
                  "(create one with `kseek-server token create --db PATH --worker NAME`)\n";
     return 2;
+  }
+
+  // Read once; no child (the baseline program is not sandboxed) inherits it.
+  unsetenv("KSEEK_WORKER_TOKEN");
+  if (!no_sandbox && bwrap.empty()) {
+    std::cerr << "kseek-worker: no bubblewrap (bwrap) found: jobs run users' code and must be sandboxed. "
+                 "Install it (apt-get install bubblewrap) or pass --bwrap PATH; --no-sandbox only on a "
+                 "developer's machine\n";
+    return 2;
+  }
+  // This worker's own folder for job folders, emptied at start: what a
+  // killed worker left there (users' sources among it) goes.
+  absl::StatusOr<std::string> jobs_dir = PrepareJobsDir(temp_dir, name);
+  if (!jobs_dir.ok()) {
+    std::cerr << "kseek-worker: " << jobs_dir.status().message() << "\n";
+    return 1;
   }
 
   sigset_t signals;
@@ -151,11 +201,25 @@ int Main(int argc, char** argv) {
   if (!detected.ncu_note.empty()) Log(detected.ncu_note);
   if (cuobjdump.empty()) Log("no cuobjdump found: compile results will carry no SASS summary");
 
+  Sandbox sandbox = Sandbox::Disabled();
+  if (no_sandbox) {
+    Log("WARNING: --no-sandbox: jobs' programs run with this worker's view of the host");
+  } else {
+    absl::StatusOr<Sandbox> made = Sandbox::Create(Sandbox::DefaultConfig(bwrap, {nvcc, cuobjdump, ncu, runner}));
+    if (!made.ok()) {
+      std::cerr << "kseek-worker: " << made.status().message() << "\n";
+      return 1;
+    }
+    sandbox = *std::move(made);
+    Log(absl::StrCat("sandbox: ", bwrap, sandbox.uid() >= 0 ? absl::StrCat(", as uid ", sandbox.uid()) : ""));
+  }
+
   CompilerConfig compiler_config;
   compiler_config.nvcc_path = nvcc;
   compiler_config.cuobjdump_path = cuobjdump;
   compiler_config.supported_archs = detected.compile_archs;
-  compiler_config.temp_dir = temp_dir;
+  compiler_config.temp_dir = *jobs_dir;
+  compiler_config.sandbox = &sandbox;
   compiler_config.time_limit = absl::Seconds(compile_timeout_s);
   Compiler compiler(compiler_config);
   RunExecutorConfig run_config;
@@ -164,7 +228,8 @@ int Main(int argc, char** argv) {
   run_config.baselines_dir = baselines_dir;
   run_config.python = python;
   run_config.baseline_cache_dir = baseline_cache;
-  run_config.temp_dir = temp_dir;
+  run_config.temp_dir = *jobs_dir;
+  run_config.sandbox = &sandbox;
   run_config.hidden_seed_key = RandomHexKey();
   run_config.gpu_mem_cap_gb = gpu_mem_cap_gb;
   run_config.bench_chunk = static_cast<int>(bench_chunk);

@@ -24,6 +24,7 @@
 #include "worker/baseline_timer.h"
 #include "worker/ncu_report.h"
 #include "worker/runner/problem.h"
+#include "common/untrusted_json.h"
 
 namespace kseek {
 namespace {
@@ -119,7 +120,9 @@ bool NcuRunBroke(const SubprocessResult& ran) {
 }  // namespace
 
 RunExecutor::RunExecutor(const Compiler* compiler, RunExecutorConfig config)
-    : compiler_(compiler), config_(std::move(config)) {}
+    : compiler_(compiler),
+      config_(std::move(config)),
+      sandbox_(config_.sandbox != nullptr ? config_.sandbox : &unsandboxed_) {}
 
 std::string RunExecutor::ManifestPath(const std::string& problem) const {
   return absl::StrCat(config_.scenarios_dir, "/", problem, "/problem.textproto");
@@ -129,7 +132,7 @@ std::vector<std::string> RunExecutor::RunnerArgv(const std::string& manifest_pat
                                                  const std::string& mode, const std::string& scenarios) const {
   std::vector<std::string> argv = {config_.runner_path, "--problem", manifest_path, "--kernel", so_path,
                                    "--mode", mode, "--scenarios", scenarios};
-  if (!config_.hidden_seed_key.empty()) argv.insert(argv.end(), {"--hidden-seed-key", config_.hidden_seed_key});
+  if (!config_.hidden_seed_key.empty()) argv.insert(argv.end(), {"--hidden-seed-key", "-"});
   if (config_.gpu_mem_cap_gb > 0) argv.insert(argv.end(), {"--gpu-mem-cap-gb", absl::StrCat(config_.gpu_mem_cap_gb)});
   return argv;
 }
@@ -148,6 +151,7 @@ absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, 
 
   absl::StatusOr<TempDir> work = TempDir::Create(config_.temp_dir, "kseek-run");
   if (!work.ok()) return work.status();
+  if (absl::Status s = sandbox_->HandOver(work->path()); !s.ok()) return s;
   const std::string so_path = absl::StrCat(work->path(), "/kernel.so");
   const int rounds = bench ? std::max(1, options.rounds()) : 1;
   kernelseek::v1::Progress progress;
@@ -204,6 +208,7 @@ absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, 
           report(absl::StrCat(bench ? "benchmarking " : "verifying ", parts[2], round_label), progress);
         }
       };
+      Sandboxed(work->path(), &runner);
       absl::StatusOr<SubprocessResult> ran = RunSubprocess(runner);
       if (!ran.ok()) return ran.status();
       done = before + static_cast<int>(ids.size());
@@ -212,7 +217,7 @@ absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, 
       // The runner prints its document even when a kernel failed (exit 1) or
       // hung or lost the GPU context (exit 3); a killed runner prints nothing.
       std::vector<ScenarioResult> chunk_results;
-      json doc = json::parse(ran->stdout_text, nullptr, /*allow_exceptions=*/false);
+      json doc = ParseUntrustedJson(ran->stdout_text);
       if (doc.is_object()) {
         const json& device = doc.value("device", json::object());
         result.set_gpu(device.value("name", ""));
@@ -313,6 +318,7 @@ absl::StatusOr<kernelseek::v1::ProfileResult> RunExecutor::Profile(const kernels
 
   absl::StatusOr<TempDir> work = TempDir::Create(config_.temp_dir, "kseek-run");
   if (!work.ok()) return work.status();
+  if (absl::Status s = sandbox_->HandOver(work->path()); !s.ok()) return s;
   const std::string so_path = absl::StrCat(work->path(), "/kernel.so");
   const std::string log_path = absl::StrCat(work->path(), "/ncu.csv");
   kernelseek::v1::Progress progress;
@@ -349,11 +355,12 @@ absl::StatusOr<kernelseek::v1::ProfileResult> RunExecutor::Profile(const kernels
   result.set_command(absl::StrReplaceAll(FormatCommandLine(ncu.argv), hide));
 
   report(absl::StrCat("profiling ", scenario, " under ncu"), progress);
+  Sandboxed(work->path(), &ncu);
   absl::StatusOr<SubprocessResult> ran = RunSubprocess(ncu);
   if (!ran.ok()) return ran.status();
   progress.set_done(1);
 
-  json doc = json::parse(ran->stdout_text, nullptr, /*allow_exceptions=*/false);
+  json doc = ParseUntrustedJson(ran->stdout_text);
   if (doc.is_object()) {
     result.set_gpu(doc.value("device", json::object()).value("name", ""));
     const json& scenarios = doc.value("scenarios", json::array());
@@ -387,6 +394,11 @@ absl::StatusOr<kernelseek::v1::ProfileResult> RunExecutor::Profile(const kernels
   return result;
 }
 
+void RunExecutor::Sandboxed(const std::string& work_dir, SubprocessSpec* spec) const {
+  if (!config_.hidden_seed_key.empty()) spec->stdin_text = absl::StrCat(config_.hidden_seed_key, "\n");
+  sandbox_->Apply(SandboxKind::kGpu, {work_dir}, {config_.scenarios_dir}, spec);
+}
+
 void RunExecutor::SetNcuLimits(SubprocessSpec* ncu) const {
   ncu->time_limit = config_.startup_allowance + config_.per_scenario_allowance * kProfileSlowdown;
   ncu->max_output_bytes = 16 << 20;
@@ -399,6 +411,7 @@ std::string RunExecutor::AddHotSpots(const std::vector<std::string>& functions,
   SubprocessSpec ncu;
   ncu.argv = NcuSourceArgv(config_.ncu_path, functions, log_path, runner_argv);
   SetNcuLimits(&ncu);
+  Sandboxed(work_dir, &ncu);
   absl::StatusOr<SubprocessResult> ran = RunSubprocess(ncu);
   if (!ran.ok()) return absl::StrCat("hot spots: ", ran.status().message());
   const std::string log = ReadWholeFile(log_path);

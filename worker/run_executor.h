@@ -22,6 +22,7 @@
 #include "proto/kernelseek.pb.h"
 #include "worker/compiler.h"
 #include "worker/job_executor.h"
+#include "worker/sandbox.h"
 
 namespace kseek {
 
@@ -47,6 +48,9 @@ struct RunExecutorConfig {
   // since ncu replays each profiled launch many times.
   std::string ncu_path;
   std::string ncu_version;
+  // Where kseek-runner and ncu run: they load a user's shared object. Not
+  // owned; null means Sandbox::Disabled() (limits and clean environment).
+  const Sandbox* sandbox = nullptr;
 };
 
 // Folds one more bench round of a scenario into what `kept` holds: the
@@ -92,6 +96,11 @@ class RunExecutor {
   // times one verified scenario's allowance, since ncu replays each launch.
   void SetNcuLimits(SubprocessSpec* ncu) const;
 
+  // Puts a kseek-runner command (or ncu running one) into a GPU sandbox that
+  // can write `work_dir` and read the problems, with the hidden-seed key on
+  // its stdin (RunnerArgv asks for it there, never on the command line).
+  void Sandboxed(const std::string& work_dir, SubprocessSpec* spec) const;
+
   // The second ncu run of a profile job; returns why it gave no (or only
   // part of its) hot spots, "" when all went well.
   std::string AddHotSpots(const std::vector<std::string>& functions, const std::vector<std::string>& runner_argv,
@@ -99,6 +108,8 @@ class RunExecutor {
 
   const Compiler* const compiler_;
   const RunExecutorConfig config_;
+  const Sandbox unsandboxed_ = Sandbox::Disabled();
+  const Sandbox* const sandbox_;  // config_.sandbox, or unsandboxed_
 };
 
 }  // namespace kseek

@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "server/llm/chat_json.h"
+#include "common/untrusted_json.h"
 
 namespace kseek::llm {
 namespace {
@@ -47,7 +48,7 @@ absl::StatusOr<json> BuildRequestBody(const LlmEndpointConfig& config, const Cha
           AppendBlock(messages, "assistant", {{"type", "text"}, {"text", m.content}});
         }
         for (const ToolCall& call : m.tool_calls) {
-          json input = json::parse(call.arguments, nullptr, /*allow_exceptions=*/false);
+          json input = ParseUntrustedJson(call.arguments);
           if (!input.is_object()) {
             return absl::InvalidArgumentError(absl::StrCat(
                 "tool call ", call.id, " (", call.name,

@@ -10,6 +10,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
+#include "common/untrusted_json.h"
 
 namespace kseek::llm {
 namespace {
@@ -32,7 +33,7 @@ bool IsRetryableStatus(int status) { return status == 408 || status == 429 || st
 // OpenAI and Anthropic, {"error":"..."} or {"message":"..."} for some
 // compatible servers, else the body itself.
 std::string ErrorMessageOf(const std::string& body) {
-  nlohmann::json parsed = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  nlohmann::json parsed = ParseUntrustedJson(body);
   if (parsed.is_object()) {
     auto error = parsed.find("error");
     if (error != parsed.end()) {
@@ -155,7 +156,7 @@ absl::StatusOr<nlohmann::json> JsonEndpoint::Post(const nlohmann::json& body) co
       last_error = std::string(response.status().message());
     } else if (response->status_code >= 200 && response->status_code < 300) {
       nlohmann::json parsed =
-          nlohmann::json::parse(response->body, nullptr, /*allow_exceptions=*/false);
+          ParseUntrustedJson(response->body);
       if (parsed.is_discarded()) {
         return absl::FailedPreconditionError(absl::StrCat(
             "POST ", url_, ": HTTP ", response->status_code, " with a body that is not JSON (",

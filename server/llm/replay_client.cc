@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "server/llm/chat_json.h"
+#include "common/untrusted_json.h"
 
 namespace kseek::llm {
 
@@ -20,8 +21,7 @@ absl::StatusOr<std::unique_ptr<ReplayLlmClient>> ReplayLlmClient::FromJsonl(
   for (absl::string_view line : absl::StrSplit(jsonl, '\n')) {
     ++line_number;
     if (absl::StripAsciiWhitespace(line).empty()) continue;
-    nlohmann::json event = nlohmann::json::parse(line.begin(), line.end(), nullptr,
-                                                 /*allow_exceptions=*/false);
+    nlohmann::json event = ParseUntrustedJson(std::string_view(line.data(), line.size()));
     if (!event.is_object()) {
       return absl::InvalidArgumentError(
           absl::StrCat(name, ":", line_number, ": not a JSON object"));

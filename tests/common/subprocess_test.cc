@@ -2,15 +2,18 @@
 
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "tests/testing/temp_dir.h"
 
 namespace kseek {
 namespace {
@@ -183,6 +186,72 @@ TEST_CASE("FormatCommandLine quotes only what a shell would split") {
         "nvcc -o $WORK/a.cubin -DX=1");
   CHECK(FormatCommandLine({"echo", "a b", "it's"}) == "echo 'a b' 'it'\\''s'");
   CHECK(FormatCommandLine({"echo", ""}) == "echo ''");
+}
+
+TEST_CASE("RunSubprocess writes stdin_text to the child and keeps it off the command line") {
+  SubprocessSpec spec = Shell("read line; echo \"got $line\"");
+  spec.stdin_text = "secret-key\n";
+  SubprocessResult r = MustRun(spec);
+  CHECK(r.stdout_text == "got secret-key\n");
+  spec.stdin_text = std::string(kMaxStdinBytes + 1, 'x');
+  CHECK(RunSubprocess(spec).status().code() == absl::StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("RunSubprocess with inherit_environment false passes extra_env alone") {
+  setenv("KSEEK_TEST_SECRET", "do-not-pass", 1);
+  SubprocessSpec spec;
+  spec.argv = {"/usr/bin/env"};
+  spec.inherit_environment = false;
+  spec.extra_env = {{"ONLY", "this"}};
+  SubprocessResult r = MustRun(spec);
+  unsetenv("KSEEK_TEST_SECRET");
+  CHECK(r.stdout_text == "ONLY=this\n");
+}
+
+TEST_CASE("RunSubprocess applies resource limits in the child") {
+  SubprocessSpec spec = Shell("head -c 2000000 /dev/zero > big; echo written");
+  const testing::TempDir dir;
+  spec.working_dir = dir.path();
+  spec.limits.file_size_bytes = 100000;
+  SubprocessResult r = MustRun(spec);
+  CHECK(std::filesystem::file_size(dir.path() + "/big") <= 100000);
+  // head is killed by SIGXFSZ; the shell goes on.
+  CHECK(r.stdout_text == "written\n");
+  SubprocessSpec cpu = Shell("ulimit -t");
+  cpu.limits.cpu_seconds = 7;
+  CHECK(MustRun(cpu).stdout_text == "7\n");
+}
+
+TEST_CASE("a child dies with the process that started it") {
+  const testing::TempDir dir;
+  const std::string pid_file = dir.path() + "/pid";
+  pid_t middle = fork();
+  REQUIRE(middle >= 0);
+  if (middle == 0) {
+    // Stands for a worker: starts a long child, then is killed.
+    SubprocessSpec spec = Shell(absl::StrCat("echo $$ > ", pid_file, ".tmp; mv ", pid_file, ".tmp ", pid_file,
+                                             "; exec sleep 60"));
+    (void)RunSubprocess(spec);
+    _exit(0);
+  }
+  for (int i = 0; i < 500 && !std::filesystem::exists(pid_file); ++i) usleep(10000);
+  REQUIRE(std::filesystem::exists(pid_file));
+  std::ifstream in(pid_file);
+  pid_t child = 0;
+  in >> child;
+  REQUIRE(child > 0);
+  CHECK(kill(child, 0) == 0);
+  kill(middle, SIGKILL);
+  waitpid(middle, nullptr, 0);
+  bool gone = false;
+  for (int i = 0; i < 300 && !gone; ++i) {
+    // Gone, or a zombie waiting for init to reap it.
+    std::ifstream stat(absl::StrCat("/proc/", child, "/stat"));
+    std::string pid_text, name, state;
+    gone = !(stat >> pid_text >> name >> state) || state == "Z";
+    if (!gone) usleep(10000);
+  }
+  CHECK(gone);
 }
 
 }  // namespace

@@ -35,6 +35,7 @@ std::string WriteFakeNcu(const testing::TempDir& dir, int source_exit) {
   std::ofstream script(path);
   script << "#!/bin/sh\n"
          << "echo \"$*\" >> " << dir.File("argv.log") << "\n"
+         << "cat >> " << dir.File("stdin.log") << "\n"
          << "log=; page=; prev=\n"
          << "for a in \"$@\"; do\n"
          << "  [ \"$prev\" = --log-file ] && log=$a\n"
@@ -64,7 +65,7 @@ std::vector<std::string> Lines(const std::string& path) {
 }
 
 struct ProfileFixture {
-  explicit ProfileFixture(int source_exit) {
+  explicit ProfileFixture(int source_exit, std::string hidden_seed_key = "") {
     CompilerConfig compiler_config;
     compiler_config.nvcc_path = kNvccPath;
     compiler_config.supported_archs = {"sm_90a"};
@@ -78,6 +79,7 @@ struct ProfileFixture {
     config.temp_dir = dir.path();
     config.ncu_path = WriteFakeNcu(dir, source_exit);
     config.ncu_version = "2025.3.1";
+    config.hidden_seed_key = hidden_seed_key;
     executor = std::make_unique<RunExecutor>(compiler.get(), config);
   }
 
@@ -185,6 +187,25 @@ TEST_CASE("a profile job with hot spots runs ncu twice and joins the source page
   CHECK(k.hot_spots().total_samples() > 0);
   CHECK(std::find(f.stages.begin(), f.stages.end(), "sampling warp stalls of " + std::string(kScenario) +
                                                          " under ncu") != f.stages.end());
+}
+
+TEST_CASE("the hidden-seed key reaches the runner on stdin, never on its command line") {
+  if (!HaveNvcc()) {
+    WARN("skipped: no nvcc at " << kNvccPath);
+    return;
+  }
+  const std::string key = "0123456789abcdef0123456789abcdef";
+  ProfileFixture f(/*source_exit=*/0, key);
+  absl::StatusOr<kernelseek::v1::ProfileResult> result = f.Profile(0);
+  REQUIRE(result.ok());
+  std::vector<std::string> commands = f.NcuCommands();
+  REQUIRE(commands.size() == 1);
+  CHECK(commands[0].find("--hidden-seed-key -") != std::string::npos);
+  CHECK(commands[0].find(key) == std::string::npos);
+  CHECK(result->command().find(key) == std::string::npos);
+  std::vector<std::string> stdin_lines = Lines(f.dir.File("stdin.log"));
+  REQUIRE(stdin_lines.size() == 1);
+  CHECK(stdin_lines[0] == key);
 }
 
 TEST_CASE("a profile job without hot spots runs ncu once") {

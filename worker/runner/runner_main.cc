@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -38,8 +39,11 @@ using kseek::runner::ScenarioResult;
 constexpr char kUsage[] =
     "usage: kseek-runner --problem DIR/problem.textproto --kernel KERNEL.so\n"
     "                    --mode verify|bench [--scenarios all|SET|ID,ID,...]\n"
-    "                    [--hidden-seed-key HEX] [--max-seconds-per-scenario N]\n"
-    "                    [--gpu-mem-cap-gb N] [--bench-seconds N]\n";
+    "                    [--hidden-seed-key -] [--max-seconds-per-scenario N]\n"
+    "                    [--gpu-mem-cap-gb N] [--bench-seconds N]\n"
+    "--hidden-seed-key -: read the hex key of the hidden scenarios' seeds from the\n"
+    "first line of stdin (never the command line, which other processes can\n"
+    "read); without it a random key is drawn.\n";
 
 [[noreturn]] void Die(const std::string& message) {
   std::fprintf(stderr, "kseek-runner: %s\n", message.c_str());
@@ -132,10 +136,34 @@ int main(int argc, char** argv) {
     Die(absl::StrCat("this runner has no reference named '", problem->manifest().reference(),
                      "'"));
   }
-  std::string key = flags.count("hidden-seed-key") ? flags["hidden-seed-key"] : RandomKey();
+  std::string key = RandomKey();
+  if (flags.count("hidden-seed-key")) {
+    if (flags["hidden-seed-key"] != "-") {
+      Die("--hidden-seed-key takes only \"-\": the key is read from stdin, never from the command line");
+    }
+    if (!std::getline(std::cin, key)) Die("--hidden-seed-key -: no key on stdin");
+  }
   if (auto check = kseek::runner::HiddenSeed(key, "check"); !check.ok()) {
     Die(std::string(check.status().message()));
   }
+  // The seeds are drawn before the kernel's library is loaded, and the key
+  // is wiped, so no code of the user's runs while the key is in memory.
+  std::vector<ScenarioResult> planned;
+  std::vector<uint64_t> seeds;
+  for (const auto* s : *selected) {
+    ScenarioResult r;
+    r.id = s->id();
+    r.set = s->set();
+    r.dtype = kseek::runner::DtypeName(s->dtype());
+    r.hidden_seed = s->hidden_seed();
+    r.seed = s->hidden_seed() ? *kseek::runner::HiddenSeed(key, s->id()) : s->seed();
+    if (auto b = problem->BindingsFor(*s); b.ok()) r.bindings = *b;
+    r.reason = "not reached";
+    seeds.push_back(r.seed);
+    planned.push_back(std::move(r));
+  }
+  std::fill(key.begin(), key.end(), '0');
+  key.clear();
   RunnerOptions options;
   options.bench = mode == "bench";
   options.bench_seconds = NumberFlag(flags, "bench-seconds", 10);
@@ -164,20 +192,6 @@ int main(int argc, char** argv) {
   auto runner = kseek::runner::ScenarioRunner::Create(&*problem, launch, reference, options);
   if (!runner.ok()) Die(std::string(runner.status().message()));
 
-  std::vector<ScenarioResult> planned;
-  std::vector<uint64_t> seeds;
-  for (const auto* s : *selected) {
-    ScenarioResult r;
-    r.id = s->id();
-    r.set = s->set();
-    r.dtype = kseek::runner::DtypeName(s->dtype());
-    r.hidden_seed = s->hidden_seed();
-    r.seed = s->hidden_seed() ? *kseek::runner::HiddenSeed(key, s->id()) : s->seed();
-    if (auto b = problem->BindingsFor(*s); b.ok()) r.bindings = *b;
-    r.reason = "not reached";
-    seeds.push_back(r.seed);
-    planned.push_back(std::move(r));
-  }
   kseek::runner::RunInfo info;
   info.problem = problem->manifest().name();
   info.mode = mode;
