@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what KernelSeek needs to build and test on a fresh Debian 12 machine:
-# Debian's gRPC, protobuf, Abseil, SQLite, libcurl, OpenSSL, Catch2 and
-# nlohmann-json, the build tools, and - where the CUDA toolkit lacks them -
+# Debian's gRPC, protobuf, Abseil, SQLite, libcurl, OpenSSL, Catch2,
+# nlohmann-json and RE2, the build tools, bubblewrap (the worker's sandbox),
+# clang with libFuzzer (the fuzz targets), and - where the CUDA toolkit lacks them -
 # cuobjdump and nvdisasm from NVIDIA's PyPI wheels (the worker's SASS summary
 # needs both). The CUDA toolkit itself is expected at /usr/local/cuda.
 set -euo pipefail
@@ -10,7 +11,9 @@ packages=(
   build-essential cmake ninja-build pkg-config python3 python3-pip
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libsqlite3-dev sqlite3 libcurl4-openssl-dev libssl-dev
-  catch2 nlohmann-json3-dev
+  catch2 nlohmann-json3-dev libre2-dev
+  bubblewrap
+  clang libclang-rt-14-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -195,6 +195,25 @@ absl::Status JobQueue::LoseLeaseLocked(const Lease& lease, const std::string& wh
   return absl::OkStatus();
 }
 
+absl::Status JobQueue::FailCrashedLeaseLocked(const kernelseek::v1::CrashReport& crash, const std::string& worker) {
+  auto it = leases_.find(crash.lease_id());
+  // Already lapsed and re-queued, or not this worker's: nothing to fail.
+  if (it == leases_.end() || it->second.worker != worker) return absl::OkStatus();
+  const int64_t job_id = it->second.job_id;
+  const std::string failure =
+      absl::StrCat("worker ", worker, " died while running this job (", crash.reason().substr(0, 200),
+                   "); not retried, so that it cannot take down another worker");
+  if (absl::Status s = store_->FinishJob(job_id, kernelseek::v1::JOB_STATE_FAILED, failure, nullptr, clock_->Now());
+      !s.ok()) {
+    return s;
+  }
+  Log(absl::StrCat("job ", job_id, " failed: ", failure));
+  leases_.erase(it);
+  jobs_.erase(job_id);
+  BumpLocked();
+  return absl::OkStatus();
+}
+
 absl::Status JobQueue::CompleteLocked(const CurrentState::Completed& completed, const std::string& worker) {
   auto it = leases_.find(completed.lease_id());
   if (it == leases_.end() || it->second.worker != worker) {
@@ -260,6 +279,9 @@ absl::StatusOr<SyncResult> JobQueue::Synchronize(const SynchronizeRequest& reque
   absl::Time now = clock_->Now();
   SyncResult result;
   const CurrentState& current = request.current_state();
+  if (request.has_crash()) {
+    if (absl::Status s = FailCrashedLeaseLocked(request.crash(), worker); !s.ok()) return s;
+  }
 
   if (current.has_executing()) {
     auto it = leases_.find(current.executing().lease_id());

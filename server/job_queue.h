@@ -109,6 +109,10 @@ class JobQueue {
                                                        const kernelseek::v1::SynchronizeRequest& request)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Ends `lease` without a result: re-queue, or fail when attempts are used up.
+  // Fails the job of a lease whose worker process died by a signal (its
+  // supervisor's report), instead of re-queueing it.
+  absl::Status FailCrashedLeaseLocked(const kernelseek::v1::CrashReport& crash, const std::string& worker)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status LoseLeaseLocked(const Lease& lease, const std::string& why) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status NoteWorkerLocked(const kernelseek::v1::SynchronizeRequest& request, const std::string& state)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

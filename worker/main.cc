@@ -26,6 +26,7 @@
 #include "worker/job_executor.h"
 #include "worker/run_executor.h"
 #include "worker/sandbox.h"
+#include "worker/supervisor.h"
 #include "worker/worker_loop.h"
 
 namespace kseek {
@@ -110,6 +111,28 @@ std::string FindTool(const std::string& name) {
     if (!dir.empty() && access(candidate.c_str(), X_OK) == 0) return candidate;
   }
   return "";
+}
+
+// Serves `server` until a signal of `signals` or a permanent rejection.
+int RunLoop(const std::string& server, sigset_t signals, JobExecutor* executor, const WorkerLoopOptions& options) {
+  grpc::ChannelArguments channel_args;
+  channel_args.SetMaxReceiveMessageSize(16 << 20);
+  auto channel = grpc::CreateCustomChannel(server, grpc::InsecureChannelCredentials(), channel_args);
+  auto stub = kernelseek::v1::WorkerHub::NewStub(channel);
+  WorkerLoop loop(stub.get(), executor, options);
+  std::thread signal_thread([&loop, signals] {
+    int signal_number = 0;
+    sigwait(&signals, &signal_number);
+    Log(absl::StrCat("signal ", signal_number, ": stopping after the current sync"));
+    loop.Stop();
+  });
+  signal_thread.detach();
+  absl::Status status = loop.Run();
+  if (!status.ok()) {
+    std::cerr << "kseek-worker: " << status.message() << "\n";
+    return 1;
+  }
+  return 0;
 }
 
 int Main(int argc, char** argv) {
@@ -254,24 +277,17 @@ int Main(int argc, char** argv) {
   for (const auto& p : options.capabilities) shown.push_back(absl::StrCat(p.key(), "=", p.value()));
   Log(absl::StrCat("kseek-worker ", name, " serving ", server, " with ", absl::StrJoin(shown, " ")));
 
-  grpc::ChannelArguments channel_args;
-  channel_args.SetMaxReceiveMessageSize(16 << 20);
-  auto channel = grpc::CreateCustomChannel(server, grpc::InsecureChannelCredentials(), channel_args);
-  auto stub = kernelseek::v1::WorkerHub::NewStub(channel);
-  WorkerLoop loop(stub.get(), &executor, options);
-  std::thread signal_thread([&loop, signals] {
-    int signal_number = 0;
-    sigwait(&signals, &signal_number);
-    Log(absl::StrCat("signal ", signal_number, ": stopping after the current sync"));
-    loop.Stop();
+  // The loop runs in a child process that is started again if it dies by a
+  // signal, its lease reported so that the job fails instead of crashing
+  // the next worker too.
+  SupervisorOptions supervisor;
+  supervisor.lease_marker_path = absl::StrCat(*jobs_dir, ".lease");
+  options.lease_marker_path = supervisor.lease_marker_path;
+  return Supervise(supervisor, [&](const kernelseek::v1::CrashReport& crash) {
+    WorkerLoopOptions loop_options = options;
+    loop_options.crash = crash;
+    return RunLoop(server, signals, &executor, loop_options);
   });
-  signal_thread.detach();
-  absl::Status status = loop.Run();
-  if (!status.ok()) {
-    std::cerr << "kseek-worker: " << status.message() << "\n";
-    return 1;
-  }
-  return 0;
 }
 
 }  // namespace

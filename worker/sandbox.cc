@@ -133,15 +133,8 @@ void Sandbox::Apply(SandboxKind kind, const std::vector<std::string>& writable,
   spec->run_as_gid = config_.gid;
   std::vector<std::string> argv = {config_.bwrap_path, "--unshare-all", "--die-with-parent", "--new-session",
                                    "--cap-drop", "ALL"};
-  std::set<std::string> seen;
-  auto bind_ro = [&](const std::string& path) {
-    if (seen.insert(path).second && Exists(path)) AddBind("--ro-bind", path, &argv);
-  };
-  for (const std::string& path : config_.read_only_paths) bind_ro(path);
-  if (gpu) {
-    for (const std::string& path : config_.gpu_read_only_paths) bind_ro(path);
-  }
-  for (const std::string& path : read_only) bind_ro(path);
+  // Mounts apply in order: the fresh /proc, /tmp and /dev first, so that
+  // binds below them (a tool or job folder under /tmp) are not hidden.
   argv.insert(argv.end(), {"--proc", "/proc", "--tmpfs", "/tmp"});
   if (gpu) {
     argv.insert(argv.end(), {"--dev", "/dev"});
@@ -152,6 +145,15 @@ void Sandbox::Apply(SandboxKind kind, const std::vector<std::string>& writable,
     // /dev/null alone: no /dev/zero or /dev/urandom to #include.
     argv.insert(argv.end(), {"--tmpfs", "/dev", "--dev-bind", "/dev/null", "/dev/null"});
   }
+  std::set<std::string> seen;
+  auto bind_ro = [&](const std::string& path) {
+    if (seen.insert(path).second && Exists(path)) AddBind("--ro-bind", path, &argv);
+  };
+  for (const std::string& path : config_.read_only_paths) bind_ro(path);
+  if (gpu) {
+    for (const std::string& path : config_.gpu_read_only_paths) bind_ro(path);
+  }
+  for (const std::string& path : read_only) bind_ro(path);
   for (const std::string& path : writable) AddBind("--bind", path, &argv);
   if (!spec->working_dir.empty()) argv.insert(argv.end(), {"--chdir", spec->working_dir});
   argv.emplace_back("--");

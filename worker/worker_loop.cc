@@ -1,5 +1,8 @@
 #include "worker/worker_loop.h"
 
+#include <cstdio>
+#include <fstream>
+
 #include <google/protobuf/util/time_util.h>
 #include <grpcpp/client_context.h>
 
@@ -32,7 +35,26 @@ void WorkerLoop::Stop() {
   if (call_ != nullptr) call_->TryCancel();
 }
 
+std::string ReadLeaseMarker(const std::string& lease_marker_path) {
+  if (lease_marker_path.empty()) return "";
+  std::ifstream in(lease_marker_path);
+  std::string lease;
+  std::getline(in, lease);
+  return lease;
+}
+
+void WorkerLoop::DropJob() {
+  job_.reset();
+  if (!options_.lease_marker_path.empty()) std::remove(options_.lease_marker_path.c_str());
+}
+
 void WorkerLoop::Start(const kernelseek::v1::DesiredState::Execute& execute) {
+  if (!options_.lease_marker_path.empty()) {
+    // Written whole (rename) so that a crash mid-write leaves no half id.
+    const std::string tmp = options_.lease_marker_path + ".tmp";
+    std::ofstream(tmp) << execute.lease_id() << "\n";
+    std::rename(tmp.c_str(), options_.lease_marker_path.c_str());
+  }
   auto job = std::make_shared<RunningJob>();
   job->lease_id = execute.lease_id();
   {
@@ -111,6 +133,7 @@ absl::Status WorkerLoop::Run() {
     request.set_worker_name(options_.name);
     for (const auto& p : options_.capabilities) *request.add_capabilities() = p;
     *request.mutable_current_state() = CurrentState();
+    if (!crash_reported_ && !options_.crash.lease_id().empty()) *request.mutable_crash() = options_.crash;
     const bool sent_completion = request.current_state().has_completed();
 
     grpc::ClientContext context;
@@ -142,11 +165,12 @@ absl::Status WorkerLoop::Run() {
       backoff = std::min(backoff * 2, options_.max_backoff);
       continue;
     }
+    crash_reported_ = true;
     if (reported_outage) Log("reconnected to server");
     reported_outage = false;
     backoff = absl::Milliseconds(100);
     // The server has taken the result (or ignored it as late): it is done with.
-    if (sent_completion) job_.reset();
+    if (sent_completion) DropJob();
 
     const auto& desired = response.desired_state();
     if (desired.has_execute()) {
@@ -161,7 +185,7 @@ absl::Status WorkerLoop::Run() {
       WaitForJob(absl::Now() + slack);
     } else if (job_ != nullptr) {
       Log(absl::StrCat("dropping lease ", job_->lease_id, ": server says idle"));
-      job_.reset();
+      DropJob();
     }
   }
   return absl::OkStatus();

@@ -29,7 +29,17 @@ struct WorkerLoopOptions {
   // Upper bound on one Synchronize call; must exceed the server's idle poll.
   absl::Duration max_call = absl::Seconds(60);
   absl::Duration max_backoff = absl::Seconds(5);
+  // Holds the lease id while a job runs (empty: no such file), so that the
+  // supervisor can tell which lease a dead worker process held.
+  std::string lease_marker_path;
+  // A lease this worker's previous process held when it died: reported on
+  // every sync until one succeeds.
+  kernelseek::v1::CrashReport crash;
 };
+
+// The lease id a worker process wrote to `lease_marker_path` before dying,
+// or "" when it held none.
+std::string ReadLeaseMarker(const std::string& lease_marker_path);
 
 class WorkerLoop {
  public:
@@ -53,6 +63,8 @@ class WorkerLoop {
   };
 
   void Start(const kernelseek::v1::DesiredState::Execute& execute);
+  // Forgets the current job (and its lease marker).
+  void DropJob();
   kernelseek::v1::CurrentState CurrentState();
   // Waits until the running job is done, `until` passes, or Stop.
   void WaitForJob(absl::Time until);
@@ -64,6 +76,7 @@ class WorkerLoop {
   absl::Mutex call_mu_;
   grpc::ClientContext* call_ ABSL_GUARDED_BY(call_mu_) = nullptr;  // the Synchronize in flight
   std::shared_ptr<RunningJob> job_;  // only touched by Run's thread
+  bool crash_reported_ = false;      // only touched by Run's thread
 };
 
 }  // namespace kseek

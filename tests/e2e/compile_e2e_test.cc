@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
@@ -28,6 +29,20 @@ __global__ void scale_rows(const float* in, float* out, int n) {
 std::string WriteKernel(const LocalStack& stack, const std::string& name, const std::string& text) {
   std::string path = stack.dir().File(name);
   WriteFile(path, text);
+  return path;
+}
+
+// An nvcc that sleeps 30 s before compiling, in a folder of its own (the
+// sandbox shows a tool's folder to the jobs, read-only) that the sandbox's
+// user can reach.
+std::string WriteSlowNvcc(LocalStack& stack) {
+  const std::string path = stack.dir().File("tools/nvcc");
+  std::filesystem::create_directories(stack.dir().File("tools"));
+  std::filesystem::permissions(stack.dir().path(), std::filesystem::perms(0711));
+  WriteFile(path,
+            "#!/bin/sh\ncase \"$1\" in --version|--list-gpu-code|--list-gpu-arch) ;; *) sleep 30;; esac\n"
+            "exec /usr/local/cuda/bin/nvcc \"$@\"\n");
+  REQUIRE(chmod(path.c_str(), 0755) == 0);
   return path;
 }
 
@@ -129,19 +144,16 @@ TEST_CASE("kill -9 of a worker holding a lease: the job completes on a second wo
   LocalStack stack;
   stack.StartServer({"--lease-timeout", "2"});
   // A slow nvcc keeps the first worker inside the job long enough to kill it there.
-  std::string slow_nvcc = stack.dir().File("slow-nvcc");
-  WriteFile(slow_nvcc,
-            "#!/bin/sh\ncase \"$1\" in --version|--list-gpu-code|--list-gpu-arch) ;; *) sleep 30;; esac\n"
-            "exec /usr/local/cuda/bin/nvcc \"$@\"\n");
-  REQUIRE(chmod(slow_nvcc.c_str(), 0755) == 0);
-  ChildProcess* first = stack.StartWorker("doomed", slow_nvcc);
+  ChildProcess* first = stack.StartWorker("doomed", WriteSlowNvcc(stack));
 
   std::string kernel = WriteKernel(stack, "k.cu", kKernel);
   SubprocessResult submitted = stack.Kseek({"compile", kernel, "--arch", "sm_90a", "--no-wait"});
   INFO(submitted.stderr_text);
   REQUIRE(submitted.exit_code == 0);
   std::string id(absl::StripAsciiWhitespace(submitted.stdout_text));
-  REQUIRE(WaitFor([&] { return JobJson(stack, id)["state"] == "JOB_STATE_LEASED"; }, absl::Seconds(20)));
+  bool leased = WaitFor([&] { return JobJson(stack, id)["state"] == "JOB_STATE_LEASED"; }, absl::Seconds(20));
+  INFO(ReadFile(first->log_path()));
+  REQUIRE(leased);
   first->Signal(SIGKILL);
   first->Wait();
 
@@ -154,6 +166,38 @@ TEST_CASE("kill -9 of a worker holding a lease: the job completes on a second wo
   REQUIRE(job["attempts"] == 2);
   json listed = json::parse(stack.Kseek({"jobs", "--json"}).stdout_text);
   REQUIRE(listed["jobs"].size() == 1);
+}
+
+TEST_CASE("a job during which the worker process crashes fails once with the reason, and the worker comes back",
+          "[e2e][fault]") {
+  LocalStack stack;
+  stack.StartServer({"--lease-timeout", "20"});
+  ChildProcess* worker = stack.StartWorker("fragile", WriteSlowNvcc(stack));
+  std::string kernel = WriteKernel(stack, "k.cu", kKernel);
+  SubprocessResult submitted = stack.Kseek({"compile", kernel, "--arch", "sm_90a", "--no-wait"});
+  REQUIRE(submitted.exit_code == 0);
+  std::string id(absl::StripAsciiWhitespace(submitted.stdout_text));
+  REQUIRE(WaitFor([&] { return JobJson(stack, id)["state"] == "JOB_STATE_LEASED"; }, absl::Seconds(20)));
+
+  // The loop runs in the supervisor's child: the process a bad job brings down.
+  std::string log = ReadFile(worker->log_path());
+  size_t at = log.find("worker process ");
+  REQUIRE(at != std::string::npos);
+  pid_t loop_pid = std::stoi(log.substr(at + std::string("worker process ").size()));
+  REQUIRE(kill(loop_pid, SIGSEGV) == 0);
+
+  REQUIRE(WaitFor([&] { return JobJson(stack, id)["state"] == "JOB_STATE_FAILED"; }, absl::Seconds(20)));
+  json job = JobJson(stack, id);
+  INFO(job.dump(2));
+  CHECK(job["attempts"] == 1);
+  CHECK_THAT(job["failure"].get<std::string>(), Catch::Contains("worker fragile died while running this job"));
+  CHECK_THAT(job["failure"].get<std::string>(), Catch::Contains("signal 11"));
+  // The supervisor started the loop again, and it serves.
+  REQUIRE(WaitFor([&] { return ReadFile(worker->log_path()).find("starting it again") != std::string::npos; },
+                  absl::Seconds(10)));
+  REQUIRE(WaitFor([&] {
+    return stack.Kseek({"workers"}).stdout_text.find("idle") != std::string::npos;
+  }, absl::Seconds(20)));
 }
 
 TEST_CASE("kill -9 of the server with jobs queued: after restart every acknowledged job is there", "[e2e][fault]") {

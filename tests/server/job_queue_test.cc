@@ -149,6 +149,29 @@ TEST_CASE("a worker that comes back idle has lost its job, which is re-queued") 
   REQUIRE(f.queue.GetJob(id)->attempts() == 2);
 }
 
+TEST_CASE("a worker whose process died by a signal mid-job fails that job at once, not re-queued") {
+  Fixture f;
+  std::string id = f.queue.Submit("ana", CompileSpec()).value();
+  std::string other = f.queue.Submit("ana", CompileSpec()).value();
+  auto got = f.queue.Synchronize(Idle("w1")).value();
+  REQUIRE(got.desired_state.execute().job_id() == id);
+  // The supervisor started the worker again and it reports the crash.
+  SynchronizeRequest back = Idle("w1");
+  back.mutable_crash()->set_lease_id(got.desired_state.execute().lease_id());
+  back.mutable_crash()->set_reason("killed by signal 11 (Segmentation fault)");
+  auto next = f.queue.Synchronize(back).value();
+  kernelseek::v1::Job job = *f.queue.GetJob(id);
+  CHECK(job.state() == kernelseek::v1::JOB_STATE_FAILED);
+  CHECK(job.attempts() == 1);
+  CHECK_THAT(job.failure(), Catch::Contains("worker w1 died while running this job (killed by signal 11"));
+  CHECK_THAT(job.failure(), Catch::Contains("not retried"));
+  // The worker goes on with the next job; a stale report of the same lease
+  // changes nothing.
+  REQUIRE(next.desired_state.execute().job_id() == other);
+  REQUIRE(f.queue.Synchronize(back).value().desired_state.has_execute());
+  CHECK(f.queue.GetJob(id)->state() == kernelseek::v1::JOB_STATE_FAILED);
+}
+
 TEST_CASE("an error report fails the job with the worker's message") {
   Fixture f;
   std::string id = f.queue.Submit("ana", CompileSpec()).value();

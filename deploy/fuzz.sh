@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of tests/fuzz/ with clang (AddressSanitizer and
+# UBSan) in build-fuzz/ and fuzzes each parser from its seeds for SECONDS
+# (default 30) each. A crash fails the run and leaves its input as
+# build-fuzz/tests/fuzz/crash-NAME-*: add it to tests/fuzz/seeds/NAME/ with
+# the fix, so that the regular build replays it from then on.
+#
+#   bash deploy/fuzz.sh [SECONDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-30}
+cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
+  -DCMAKE_CXX_COMPILER=clang++ -DKSEEK_FUZZ=ON -DKSEEK_FUZZ_SECONDS="$seconds" >/dev/null
+targets=$(sed -n 's/^  "\([a-z_]*\)|.*/fuzz_\1/p' tests/fuzz/CMakeLists.txt)
+# shellcheck disable=SC2086  # one word per target
+ninja -C build-fuzz -j"$(nproc)" $targets
+ctest --test-dir build-fuzz -L fuzz --output-on-failure
