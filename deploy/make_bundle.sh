@@ -25,9 +25,20 @@ mkdir -p "$out/bin" "$out/lib" "$out/share"
 for b in kseek kseek-server kseek-worker kseek-runner gpu_tests; do
   cp build-bundle/bin/$b "$out/bin/"
 done
+# bubblewrap, the worker's sandbox: the real program in libexec/, started by
+# a wrapper that points it at the bundle's copies of its libraries.
+mkdir -p "$out/libexec"
+cp -L "$(command -v bwrap)" "$out/libexec/bwrap"
+cat > "$out/bin/bwrap" <<'WRAP'
+#!/bin/sh
+here=$(dirname "$(readlink -f "$0")")
+LD_LIBRARY_PATH="$here/../lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$here/../libexec/bwrap" "$@"
+WRAP
+chmod 755 "$out/bin/bwrap"
 # Libraries the system of any Linux GPU node provides, or CUDA provides there.
 skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libstdc\+\+|libgcc_s|libpthread|libdl\.so|librt\.so|libcuda\.so|libcudart|libcublas|libnvidia)'
-for b in "$out"/bin/*; do
+for b in "$out"/bin/* "$out"/libexec/*; do
+  [ "$(head -c 2 "$b")" = "#!" ] && continue
   ldd "$b" | awk '/=> \// {print $1, $3}' | while read -r name path; do
     [[ $name =~ $skip ]] && continue
     cp -nL "$path" "$out/lib/$name"
@@ -36,6 +47,7 @@ done
 cp -r scenarios kernels question_bank "$out/share/"
 cp -r worker/baselines "$out/share/baselines"
 cp -r tests/gpu/planted "$out/share/planted"
+cp -r tests/gpu/probes "$out/share/probes"
 cp -r docs/sessions "$out/share/sessions"  # replay traces for demo sessions
 cp deploy/gpu_node_run.sh deploy/stack.sh "$out/"
 # cuobjdump and nvdisasm for SASS summaries where the node's CUDA lacks them.

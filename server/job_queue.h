@@ -132,7 +132,6 @@ class JobQueue {
   absl::flat_hash_map<std::string, Lease> leases_ ABSL_GUARDED_BY(mu_);  // by lease id
   absl::flat_hash_map<std::string, WorkerState> workers_ ABSL_GUARDED_BY(mu_);
   uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;
-  uint64_t lease_counter_ ABSL_GUARDED_BY(mu_) = 0;
   bool shutdown_ ABSL_GUARDED_BY(mu_) = false;
 };
 
