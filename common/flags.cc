@@ -160,7 +160,7 @@ std::string FlagSet::Usage() const {
 
 absl::StatusOr<HostPort> ParseHostPort(const std::string& flag, const std::string& address, bool allow_port_zero) {
   const size_t colon = address.rfind(':');
-  const std::string range = allow_port_zero ? "0-65535 (0: any free port)" : "1-65535";
+  const std::string range = allow_port_zero ? "1-65535 (or 0: any free port)" : "1-65535";
   if (colon == std::string::npos || colon == 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("--", flag, " \"", address, "\" is not HOST:PORT, e.g. 127.0.0.1:7070"));

@@ -80,7 +80,7 @@ TEST_CASE("an endpoint whose key variable is not set stops the server at start",
   CHECK_THAT(std::string(unset.message()), Catch::Contains("KSEEK_TEST_NOT_SET") && Catch::Contains("not set"));
 }
 
-TEST_CASE("users pick the admin's endpoints by name and model; the key and URL stay on the server",
+TEST_CASE("users pick the admin's endpoints by name and model, the key and URL stay on the server",
           "[llm_endpoints]") {
   EndpointsFixture f;
   absl::StatusOr<LlmEndpoints> endpoints = f.Load(kTwoEndpoints);

@@ -154,7 +154,7 @@ TEST_CASE("a session edits, measures, is refused below target, is asked a questi
   REQUIRE_THAT(requests[4].messages.back().content, Catch::Contains("Question:"));
 }
 
-TEST_CASE("a pending human message goes before any bank question; claimed limits are decision points", "[session]") {
+TEST_CASE("a pending human message goes before any bank question, claimed limits are decision points", "[session]") {
   Fixture f({Turn("This kernel is memory-bound, it cannot be faster.", {Call("c1", "read_file", R"({"path":"naive.cu"})")}),
              Turn("We are at peak bandwidth.", {Call("c2", "list_files")}),
              Turn("Thinking.", {Call("c3", "list_files")})});
@@ -186,7 +186,7 @@ TEST_CASE("a pending human message goes before any bank question; claimed limits
   REQUIRE(f.manager->GetSession(started->id())->questions_size() == 2);
 }
 
-TEST_CASE("self mode hands the agent the trigger's questions; off asks nothing", "[session]") {
+TEST_CASE("self mode hands the agent the trigger's questions, off asks nothing", "[session]") {
   for (auto mode : {kernelseek::v1::QUESTION_MODE_SELF, kernelseek::v1::QUESTION_MODE_OFF}) {
     Fixture f({Turn("It is at the hardware limit.", {Call("c1", "list_files")})});
     absl::StatusOr<kernelseek::v1::Session> started = f.manager->StartSession("alice", Fixture::Spec(mode, 1));
