@@ -1,8 +1,8 @@
 // Turns what a user typed for `kseek session start` into the SessionSpec to
 // send.
 //
-// Checks what the CLI can check before any network call (names, the --llm
-// spelling, numeric ranges, the kernel file being readable) so a typo is a
+// Checks what the CLI can check before any network call (names, the LLM
+// flags, numeric ranges, the kernel file being readable) so a typo is a
 // usage error naming the bad value. The server still validates everything
 // itself, and resolves the problem, scenario sets and baseline.
 #ifndef KERNELSEEK_CLIENT_SESSION_REQUEST_H_
