@@ -242,8 +242,10 @@ int Serve(const std::vector<std::string>& args) {
     _exit(kRuntimeError);
   }).detach();
   stopping.Notify();
-  queue.Shutdown();
+  // Sessions first: their loops end (LLM calls aborted, job waits cancelled)
+  // before the queue stops, so no tool records a job cut off by the shutdown.
   sessions.Shutdown();
+  queue.Shutdown();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   expirer.join();
   Log("stopped");
