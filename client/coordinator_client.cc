@@ -168,11 +168,13 @@ absl::StatusOr<Job> CoordinatorClient::WatchJob(
   }
 }
 
-absl::StatusOr<Session> CoordinatorClient::StartSession(const kernelseek::v1::SessionSpec& spec) {
+absl::StatusOr<Session> CoordinatorClient::StartSession(const kernelseek::v1::SessionSpec& spec,
+                                                        const std::string& llm_api_key) {
   grpc::ClientContext context;
   PrepareContext(&context, /*with_deadline=*/true);
   kernelseek::v1::StartSessionRequest request;
   *request.mutable_spec() = spec;
+  request.set_llm_api_key(llm_api_key);
   Session session;
   if (grpc::Status s = stub_->StartSession(&context, request, &session); !s.ok()) {
     return FromGrpcStatus(s);

@@ -62,7 +62,9 @@ class CoordinatorClient {
       const std::function<void(const absl::Status&)>& on_stream_lost);
 
   // Optimization sessions. NOT_FOUND for an unknown session id.
-  absl::StatusOr<kernelseek::v1::Session> StartSession(const kernelseek::v1::SessionSpec& spec);
+  // `llm_api_key`: the key of a user-brought endpoint (empty: none).
+  absl::StatusOr<kernelseek::v1::Session> StartSession(const kernelseek::v1::SessionSpec& spec,
+                                                       const std::string& llm_api_key = "");
   absl::StatusOr<kernelseek::v1::SessionDetails> GetSession(const std::string& session_id);
   absl::StatusOr<std::vector<kernelseek::v1::Session>> ListSessions(int limit);
   // Returns the sequence number the message got in the session's trace.

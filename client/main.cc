@@ -467,7 +467,7 @@ int RunSessionStart(const std::vector<std::string>& args, const GlobalOptions& g
   CommonFlags common;
   SessionRequest request;
   FlagSet flags("kseek session start",
-                "--problem PROBLEM --arch ARCH --kernel FILE --target X --llm PROVIDER:MODEL "
+                "--problem PROBLEM --arch ARCH --kernel FILE --target X --llm-endpoint NAME "
                 "--questions MODE --max-steps N [flags]",
                 "Starts an optimization session: the server's agent loop edits a copy of FILE,\n"
                 "compiles, verifies and benchmarks it on workers, and is asked questions at\n"
@@ -476,10 +476,22 @@ int RunSessionStart(const std::vector<std::string>& args, const GlobalOptions& g
                 "stop` stops it. Prints a summary line, then the session id alone on the last\n"
                 "line. Follow it with `kseek watch ID`.\n"
                 "\n"
-                "--llm: openai:MODEL (any OpenAI-compatible chat completions server; set\n"
-                "--llm-url), anthropic:MODEL, or replay:TRACE.jsonl (the model turns of a trace\n"
-                "exported with `kseek trace --format jsonl`, read by the server). The API key\n"
-                "stays on the server: --api-key-env names the server's environment variable.\n"
+                "The LLM, one of:\n"
+                "  --llm-endpoint NAME [--llm-model MODEL]\n"
+                "      an endpoint the server's admin set up (kseek-server --llm-endpoints); its\n"
+                "      key stays on the server. MODEL must be one it offers (default: its first);\n"
+                "      a wrong name or model is refused with the list.\n"
+                "  --llm-url URL --llm-model MODEL [--llm-provider anthropic] [--api-key-env VAR | --api-key-file FILE]\n"
+                "      an endpoint of your own (openai: any OpenAI-compatible chat completions\n"
+                "      server). The key is read HERE, from your environment or file, sent with\n"
+                "      the request and kept only in the server's memory: never stored. So after\n"
+                "      a server restart such a session cannot go on; it ends FAILED saying so,\n"
+                "      and you start a new one (e.g. from `kseek best ID`). The server allows\n"
+                "      only URLs its admin listed.\n"
+                "  --replay-trace NAME | --replay-file FILE\n"
+                "      the model turns of a trace exported with `kseek trace --format jsonl`:\n"
+                "      one in the server's --replay-traces folder, by plain name, or one of\n"
+                "      yours, uploaded (at most 8 MiB).\n"
                 "--questions: human (only what `kseek ask` posts), bank (a posted message first,\n"
                 "else a question from the bank), self (the agent picks a bank question and\n"
                 "answers it itself), off (nothing is asked).");
@@ -491,13 +503,17 @@ int RunSessionStart(const std::vector<std::string>& args, const GlobalOptions& g
                "what the speedup is measured against: cudnn, fa2, fa3, fa4");
   flags.Double("target", &request.target_speedup,
                "goal: geometric-mean speedup over the baseline, e.g. 1.10");
-  flags.String("llm", &request.llm, "openai:MODEL, anthropic:MODEL or replay:TRACE.jsonl");
+  flags.String("llm-endpoint", &request.llm_endpoint, "the server's LLM endpoint, by the name its admin gave");
+  flags.String("llm-model", &request.llm_model, "model to ask (with --llm-endpoint: default its first)");
   flags.String("llm-url", &request.llm_url,
-               "base URL of the LLM endpoint, e.g. http://127.0.0.1:8000/v1 (default: the "
-               "provider's)");
+               "base URL of your own LLM endpoint, e.g. https://api.openai.com/v1");
+  flags.String("llm-provider", &request.llm_provider,
+               "wire format of --llm-url: openai (chat completions) or anthropic (messages)");
   flags.String("api-key-env", &request.api_key_env,
-               "server environment variable holding the API key (default OPENAI_API_KEY or "
-               "ANTHROPIC_API_KEY by provider)");
+               "with --llm-url: YOUR environment variable holding its key (read by kseek, not the server)");
+  flags.String("api-key-file", &request.api_key_file, "with --llm-url: a file holding its key");
+  flags.String("replay-trace", &request.replay_trace, "replay a trace the server has, by plain name");
+  flags.String("replay-file", &request.replay_file, "replay a JSONL trace from this machine (uploaded)");
   flags.String("questions", &request.questions, "question mode: human, bank, self or off");
   flags.Int("max-steps", &request.max_steps, "budget: most model turns");
   flags.String("verify-scenarios", &request.verify_scenarios,
@@ -516,12 +532,13 @@ int RunSessionStart(const std::vector<std::string>& args, const GlobalOptions& g
   if (auto done = ParseArgs(&flags, args, &positional)) return *done;
   if (auto done = ExpectPositional(positional, 0, "no arguments", "session start")) return *done;
 
-  absl::StatusOr<kernelseek::v1::SessionSpec> spec = MakeSessionSpec(request);
+  std::string api_key;
+  absl::StatusOr<kernelseek::v1::SessionSpec> spec = MakeSessionSpec(request, &api_key);
   if (!spec.ok()) return Fail(kExitUsage, spec.status().message());
   std::string server;
   std::unique_ptr<CoordinatorClient> client;
   if (auto done = Connect(global, common, &server, &client)) return *done;
-  absl::StatusOr<Session> session = client->StartSession(*spec);
+  absl::StatusOr<Session> session = client->StartSession(*spec, api_key);
   if (!session.ok()) return FailRpc(session.status(), server);
   if (common.json) return PrintJson(*session);
   // The server may leave the spec out of its answer; the summary shows what was asked.
@@ -697,7 +714,7 @@ int RunTrace(const std::vector<std::string>& args, const GlobalOptions& global) 
   FlagSet flags("kseek trace", "SESSION --format jsonl|md [-o FILE] [flags]",
                 "Exports a session's whole trace, as stored so far. jsonl: one JSON object per\n"
                 "event (session_id, seq, time, kind, author, payload), which\n"
-                "`kseek session start --llm replay:FILE` can replay. md: a Markdown\n"
+                "`kseek session start --replay-file FILE` can replay. md: a Markdown\n"
                 "transcript, a heading per event, tool arguments and results in code blocks.");
   AddCommonFlags(&flags, &common, /*json=*/false);
   flags.String("format", &format, "jsonl or md");

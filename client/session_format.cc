@@ -144,7 +144,10 @@ std::string FormatSpeedup(double speedup) {
 }
 
 std::string FormatLlm(const kernelseek::v1::LlmConfig& llm) {
-  if (llm.provider() == "replay") return absl::StrCat("replay ", OrDash(llm.replay_trace()));
+  if (llm.provider() == "replay") {
+    return llm.replay_trace().empty() ? "replay of an uploaded trace" : absl::StrCat("replay ", llm.replay_trace());
+  }
+  if (!llm.endpoint().empty()) return absl::StrCat(llm.endpoint(), " ", OrDash(llm.model()));
   std::string out = absl::StrCat(OrDash(llm.provider()), " ", OrDash(llm.model()));
   if (!llm.base_url().empty()) absl::StrAppend(&out, " at ", llm.base_url());
   return out;

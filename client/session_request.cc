@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -11,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 #include "client/compile_request.h"
 #include "client/run_request.h"
 #include "common/run_limits.h"
@@ -42,6 +46,28 @@ bool IsEnvName(absl::string_view name) {
   return std::all_of(name.begin(), name.end(), [](char c) {
     return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_';
   });
+}
+
+// The server's own caps are larger; these catch a wrong file.
+constexpr size_t kMaxReplayUploadBytes = 8 << 20;
+constexpr size_t kMaxApiKeyFileBytes = 4096;
+
+// The file at `path`, at most `max_bytes`; errors name --`flag`.
+absl::StatusOr<std::string> ReadSmallFile(absl::string_view flag, const std::string& path, size_t max_bytes) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    return absl::NotFoundError(absl::StrCat("--", flag, " ", path, ": not a readable file"));
+  }
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec || size > max_bytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, " ", path, " is ", ec ? 0 : size, " bytes; the limit is ", max_bytes));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::PermissionDeniedError(absl::StrCat("--", flag, " ", path, ": cannot be read"));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return std::move(text).str();
 }
 
 absl::Status CheckScenarios(absl::string_view flag, const std::string& scenarios) {
@@ -125,55 +151,99 @@ absl::Status CheckOptions(const SessionRequest& request) {
 
 }  // namespace
 
-absl::StatusOr<LlmConfig> MakeLlmConfig(const std::string& llm, const std::string& llm_url,
-                                        const std::string& api_key_env) {
-  constexpr absl::string_view kSpelling =
-      "give openai:MODEL, anthropic:MODEL or replay:TRACE.jsonl";
-  if (llm.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("--llm is required; ", kSpelling));
-  }
-  size_t colon = llm.find(':');
-  // Model names may hold colons themselves (Ollama's "llama3:8b"), so only
-  // the first one separates the provider.
-  std::string provider = colon == std::string::npos ? llm : llm.substr(0, colon);
-  std::string rest = colon == std::string::npos ? "" : llm.substr(colon + 1);
-  if (provider != "openai" && provider != "anthropic" && provider != "replay") {
+absl::StatusOr<LlmChoice> MakeLlmChoice(const SessionRequest& request, const GetEnvFunction& get_env_in) {
+  const GetEnvFunction get_env =
+      get_env_in ? get_env_in : GetEnvFunction([](const std::string& name) { return std::getenv(name.c_str()); });
+  constexpr absl::string_view kChoices =
+      "give one of --llm-endpoint NAME (the server's), --llm-url URL (your own), --replay-trace NAME or "
+      "--replay-file FILE";
+  const int chosen = !request.llm_endpoint.empty() + !request.llm_url.empty() + !request.replay_trace.empty() +
+                     !request.replay_file.empty();
+  if (chosen == 0) return absl::InvalidArgumentError(absl::StrCat("no LLM given; ", kChoices));
+  if (chosen > 1) return absl::InvalidArgumentError(absl::StrCat("more than one LLM given; ", kChoices));
+  const bool own = !request.llm_url.empty();
+  if (!own && (!request.api_key_env.empty() || !request.api_key_file.empty())) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--llm \"", llm, "\" names no known provider; ", kSpelling));
+        "--api-key-env and --api-key-file are for an endpoint you bring (--llm-url); the server's endpoints have "
+        "their own keys");
   }
-  if (rest.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("--llm \"", llm, "\" lacks the ",
-                                                   provider == "replay" ? "trace file" : "model",
-                                                   " after \"", provider, ":\"; ", kSpelling));
-  }
-  if (!api_key_env.empty() && !IsEnvName(api_key_env)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--api-key-env \"", api_key_env, "\" is not an environment variable name"));
-  }
-  if (llm_url.find_first_of(" \t\n") != std::string::npos) {
-    return absl::InvalidArgumentError(absl::StrCat("--llm-url \"", llm_url, "\" contains a blank"));
+  const bool replay = !request.replay_trace.empty() || !request.replay_file.empty();
+  if (replay && !request.llm_model.empty()) {
+    return absl::InvalidArgumentError("--llm-model does not apply to a replay (--replay-trace, --replay-file)");
   }
 
-  LlmConfig config;
-  config.set_provider(provider);
-  if (provider == "replay") {
-    if (!llm_url.empty() || !api_key_env.empty()) {
-      return absl::InvalidArgumentError(
-          "--llm-url and --api-key-env do not apply to --llm replay:TRACE.jsonl");
+  LlmChoice choice;
+  LlmConfig& config = choice.config;
+  if (!request.llm_endpoint.empty()) {
+    if (!IsName(request.llm_endpoint)) {
+      return absl::InvalidArgumentError(absl::StrCat("--llm-endpoint \"", request.llm_endpoint,
+                                                     "\" is not an endpoint name (letters, digits, '-', '_', '.')"));
     }
-    std::error_code ec;
-    std::filesystem::path absolute = std::filesystem::absolute(rest, ec);
-    config.set_replay_trace(ec ? rest : absolute.lexically_normal().string());
-    return config;
+    config.set_endpoint(request.llm_endpoint);
+    config.set_model(request.llm_model);
+    return choice;
   }
-  config.set_model(rest);
-  config.set_base_url(llm_url);
-  if (!api_key_env.empty()) {
-    config.set_api_key_env(api_key_env);
-  } else {
-    config.set_api_key_env(provider == "openai" ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY");
+  if (!request.replay_trace.empty()) {
+    if (!IsName(request.replay_trace)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--replay-trace \"", request.replay_trace,
+          "\" is not a plain name of a trace the server has (no '/'); to send a file of yours use --replay-file"));
+    }
+    config.set_provider("replay");
+    config.set_replay_trace(request.replay_trace);
+    return choice;
   }
-  return config;
+  if (!request.replay_file.empty()) {
+    absl::StatusOr<std::string> text = ReadSmallFile("replay-file", request.replay_file, kMaxReplayUploadBytes);
+    if (!text.ok()) return text.status();
+    config.set_provider("replay");
+    config.set_replay_jsonl(*std::move(text));
+    return choice;
+  }
+  // An endpoint of the user's own.
+  if (request.llm_provider != "openai" && request.llm_provider != "anthropic") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--llm-provider \"", request.llm_provider, "\" is not openai or anthropic"));
+  }
+  if (request.llm_url.rfind("http://", 0) != 0 && request.llm_url.rfind("https://", 0) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("--llm-url \"", request.llm_url, "\" is not an http(s) URL"));
+  }
+  if (request.llm_url.find_first_of(" \t\r\n") != std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat("--llm-url \"", request.llm_url, "\" contains a blank"));
+  }
+  if (request.llm_model.empty()) {
+    return absl::InvalidArgumentError("--llm-model is required with --llm-url, e.g. --llm-model gpt-4o");
+  }
+  if (!request.api_key_env.empty() && !request.api_key_file.empty()) {
+    return absl::InvalidArgumentError("give --api-key-env or --api-key-file, not both");
+  }
+  if (!request.api_key_env.empty()) {
+    if (!IsEnvName(request.api_key_env)) {
+      return absl::InvalidArgumentError(absl::StrCat("--api-key-env \"", request.api_key_env,
+                                                     "\" is not an environment variable name"));
+    }
+    const char* key = get_env(request.api_key_env);
+    if (key == nullptr || *key == '\0') {
+      return absl::InvalidArgumentError(absl::StrCat("--api-key-env: environment variable ", request.api_key_env,
+                                                     " is not set or empty here"));
+    }
+    choice.api_key = key;
+  } else if (!request.api_key_file.empty()) {
+    absl::StatusOr<std::string> key = ReadSmallFile("api-key-file", request.api_key_file, kMaxApiKeyFileBytes);
+    if (!key.ok()) return key.status();
+    choice.api_key = std::string(absl::StripTrailingAsciiWhitespace(*key));
+    if (choice.api_key.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("--api-key-file ", request.api_key_file, " is empty"));
+    }
+  }
+  if (!std::all_of(choice.api_key.begin(), choice.api_key.end(),
+                   [](char c) { return static_cast<unsigned char>(c) > 0x20 && static_cast<unsigned char>(c) < 0x7f; })) {
+    return absl::InvalidArgumentError("the API key has blanks or control characters");
+  }
+  config.set_provider(request.llm_provider);
+  config.set_base_url(request.llm_url);
+  config.set_model(request.llm_model);
+  return choice;
 }
 
 absl::StatusOr<QuestionMode> ParseQuestionMode(const std::string& mode) {
@@ -188,12 +258,13 @@ absl::StatusOr<QuestionMode> ParseQuestionMode(const std::string& mode) {
       absl::StrCat("--questions \"", mode, "\" is not one of human, bank, self, off"));
 }
 
-absl::StatusOr<SessionSpec> MakeSessionSpec(const SessionRequest& request) {
+absl::StatusOr<SessionSpec> MakeSessionSpec(const SessionRequest& request, std::string* api_key,
+                                            const GetEnvFunction& get_env) {
   if (request.kernel_path.empty()) {
     return absl::InvalidArgumentError("--kernel is required: the starting kernel's .cu file");
   }
   if (absl::Status s = CheckOptions(request); !s.ok()) return s;
-  absl::StatusOr<LlmConfig> llm = MakeLlmConfig(request.llm, request.llm_url, request.api_key_env);
+  absl::StatusOr<LlmChoice> llm = MakeLlmChoice(request, get_env);
   if (!llm.ok()) return llm.status();
   absl::StatusOr<QuestionMode> questions = ParseQuestionMode(request.questions);
   if (!questions.ok()) return questions.status();
@@ -211,7 +282,8 @@ absl::StatusOr<SessionSpec> MakeSessionSpec(const SessionRequest& request) {
   spec.set_kernel_source(job->source());
   spec.set_baseline(request.baseline);
   spec.set_target_speedup(request.target_speedup);
-  *spec.mutable_llm() = *std::move(llm);
+  *spec.mutable_llm() = std::move(llm->config);
+  if (api_key != nullptr) *api_key = std::move(llm->api_key);
   spec.set_questions(*questions);
   spec.set_max_steps(static_cast<int32_t>(request.max_steps));
   spec.set_verify_scenarios(request.verify_scenarios);

@@ -158,6 +158,32 @@ std::string FlagSet::Usage() const {
   return out;
 }
 
+absl::StatusOr<HostPort> ParseHostPort(const std::string& flag, const std::string& address, bool allow_port_zero) {
+  const size_t colon = address.rfind(':');
+  const std::string range = allow_port_zero ? "1-65535 (or 0: any free port)" : "1-65535";
+  if (colon == std::string::npos || colon == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, " \"", address, "\" is not HOST:PORT, e.g. 127.0.0.1:7070"));
+  }
+  HostPort result;
+  result.host = address.substr(0, colon);
+  const std::string port = address.substr(colon + 1);
+  if (result.host.front() == '[' ? result.host.back() != ']' || result.host.size() < 3
+                                 : result.host.find(':') != std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat("--", flag, " \"", address,
+                                                   "\": HOST is not a name or address (IPv6 goes in brackets: [::1]:7070)"));
+  }
+  int64_t value = -1;
+  const bool digits = !port.empty() && port.size() <= 5 &&
+                      port.find_first_not_of("0123456789") == std::string::npos && absl::SimpleAtoi(port, &value);
+  if (!digits || value > 65535 || (value == 0 && !allow_port_zero)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, " \"", address, "\": port \"", port, "\" is not a port number in ", range));
+  }
+  result.port = static_cast<int>(value);
+  return result;
+}
+
 std::optional<int> ParseCommandFlags(FlagSet& flags, const std::vector<std::string>& args,
                                      const std::string& program) {
   absl::StatusOr<std::vector<std::string>> rest = flags.Parse(args);

@@ -58,6 +58,17 @@ class FlagSet {
   bool help_requested_ = false;
 };
 
+// A HOST:PORT address as --listen and --server take it. HOST may be a name,
+// an IPv4 address or a bracketed IPv6 address ("[::1]:7070").
+struct HostPort {
+  std::string host;
+  int port = 0;
+};
+// INVALID_ARGUMENT naming `flag` and the value when there is no HOST, no
+// ':PORT', or the port is not a number in 1-65535 (0 too when `allow_port_zero`,
+// which asks the kernel for a free port).
+absl::StatusOr<HostPort> ParseHostPort(const std::string& flag, const std::string& address, bool allow_port_zero);
+
 // For a main() whose command takes flags and no positional arguments:
 // parses `args` into `flags`. Returns 0 after printing the usage for --help,
 // 2 after printing "PROGRAM: what was wrong" on stderr for a bad flag or a

@@ -166,6 +166,7 @@ void AgentLoop::Finish(kernelseek::v1::SessionState state, const std::string& st
 
 absl::StatusOr<Session> AgentLoop::Stop(const std::string& user) {
   stop_requested_ = true;
+  llm_cancel_.Cancel();
   absl::MutexLock lock(&mu_);
   absl::StatusOr<std::optional<Session>> stored = store_->GetSession(session_id_);
   if (!stored.ok()) return stored.status();
@@ -294,8 +295,18 @@ bool AgentLoop::Step() {
   request.messages = transcript_;
   request.tools = AgentTools::Definitions();
   request.max_output_tokens = spec.llm().max_tokens();
+  request.cancel = &llm_cancel_;
   absl::StatusOr<llm::ChatResponse> response = llm_->Complete(request);
-  if (cancelled()) return false;
+  if (cancelled()) {
+    // Only a shutdown leaves the session running, so only then is there a
+    // trace to note it in (a stopped session takes no more events).
+    if (shutdown_ && !response.ok() && response.status().code() == absl::StatusCode::kCancelled) {
+      Append("llm_call_aborted", "harness",
+             {{"reason", "the server is shutting down"}, {"resumes", "at the next start of the server"}})
+          .IgnoreError();
+    }
+    return false;
+  }
   if (!response.ok()) {
     if (response.status().code() == absl::StatusCode::kResourceExhausted) {
       // The reply itself was too large to take: tell the model and go on; the

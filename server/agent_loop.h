@@ -64,8 +64,13 @@ class AgentLoop {
   // session as stored.
   absl::StatusOr<kernelseek::v1::Session> Stop(const std::string& user);
   // Makes Run() return soon without changing the session's state (the server
-  // is going down; the session resumes at the next start).
-  void Shutdown() { shutdown_ = true; }
+  // is going down; the session resumes at the next start). An LLM call in
+  // flight is aborted within about a second and recorded as an
+  // "llm_call_aborted" event.
+  void Shutdown() {
+    shutdown_ = true;
+    llm_cancel_.Cancel();
+  }
   bool ended();
 
  private:
@@ -102,6 +107,8 @@ class AgentLoop {
 
   std::atomic<bool> shutdown_ = false;
   std::atomic<bool> stop_requested_ = false;
+  // Fired by Shutdown() and Stop(): aborts the LLM call in flight.
+  llm::CancelToken llm_cancel_;
   // Serialises appends with Stop(), so nothing lands in the trace after a
   // session ended.
   absl::Mutex mu_;

@@ -119,7 +119,7 @@ grpc::Status CoordinatorService::StartSession(grpc::ServerContext* context,
   absl::StatusOr<TokenRecord> user = auth_->Check(*context, TokenKind::kUser);
   if (!user.ok()) return ToGrpcStatus(user.status());
   if (sessions_ == nullptr) return NoSessions();
-  absl::StatusOr<kernelseek::v1::Session> session = sessions_->StartSession(user->name, request->spec());
+  absl::StatusOr<kernelseek::v1::Session> session = sessions_->StartSession(user->name, request->spec(), request->llm_api_key());
   if (!session.ok()) return ToGrpcStatus(session.status());
   *response = *std::move(session);
   return grpc::Status::OK;

@@ -38,7 +38,12 @@ absl::StatusOr<kernelseek::v1::Job> QueueJobRunner::Run(const std::string& user,
       return *std::move(job);
     }
     if (cancelled()) return absl::CancelledError(absl::StrCat("stopped while job ", *id, " was running"));
-    if (absl::Now() > deadline || queue_->shutting_down()) {
+    // Going down is no outcome of the job: the session resumes the tool call
+    // after the restart, so it must not record "did not finish".
+    if (queue_->shutting_down()) {
+      return absl::CancelledError(absl::StrCat("the server is shutting down; job ", *id, " stays queued"));
+    }
+    if (absl::Now() > deadline) {
       return absl::DeadlineExceededError(absl::StrCat("job ", *id, " did not finish within ",
                                                       absl::FormatDuration(max_wait_), "; it stays queued"));
     }

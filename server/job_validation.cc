@@ -1,9 +1,11 @@
 #include "server/job_validation.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "common/profile_text.h"
 #include "common/properties.h"
 #include "common/run_limits.h"
@@ -83,6 +85,41 @@ absl::Status ValidateRunOptions(kernelseek::v1::JobSpec* spec, const ProblemCata
 
 }  // namespace
 
+std::optional<size_t> FirstInvalidUtf8(std::string_view text) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  size_t i = 0;
+  while (i < n) {
+    const unsigned char c = bytes[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t length = 0;
+    unsigned char low = 0x80, high = 0xBF;  // allowed range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+      length = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      length = 3;
+      if (c == 0xE0) low = 0xA0;   // no overlong forms
+      if (c == 0xED) high = 0x9F;  // no surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      length = 4;
+      if (c == 0xF0) low = 0x90;   // no overlong forms
+      if (c == 0xF4) high = 0x8F;  // nothing past U+10FFFF
+    } else {
+      return i;
+    }
+    if (i + length > n) return i;
+    if (bytes[i + 1] < low || bytes[i + 1] > high) return i;
+    for (size_t k = 2; k < length; ++k) {
+      if (bytes[i + k] < 0x80 || bytes[i + k] > 0xBF) return i;
+    }
+    i += length;
+  }
+  return std::nullopt;
+}
+
 absl::StatusOr<std::vector<kernelseek::v1::Property>> ValidateJobSpec(kernelseek::v1::JobSpec* spec_ptr,
                                                                      const ProblemCatalog& problems) {
   const kernelseek::v1::JobSpec& spec = *spec_ptr;
@@ -98,6 +135,12 @@ absl::StatusOr<std::vector<kernelseek::v1::Property>> ValidateJobSpec(kernelseek
   if (spec.source().size() > kMaxSourceBytes) {
     return absl::InvalidArgumentError(absl::StrCat("the kernel source is ", spec.source().size(),
                                                    " bytes; the limit is ", kMaxSourceBytes));
+  }
+  if (std::optional<size_t> bad = FirstInvalidUtf8(spec.source()); bad.has_value()) {
+    const size_t line = 1 + static_cast<size_t>(std::count(spec.source().begin(), spec.source().begin() + *bad, '\n'));
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "the kernel source is not UTF-8: byte 0x%02X at byte offset %d (line %d) does not start a valid character",
+        static_cast<unsigned char>(spec.source()[*bad]), *bad, line));
   }
   const std::string& name = spec.source_name();
   if (name.empty() || name.size() > 128 || name.find('/') != std::string::npos || name[0] == '.') {

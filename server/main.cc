@@ -2,12 +2,16 @@
 // (workers) on one port, runs optimization sessions, and keeps everything in
 // one SQLite file.
 //
-//   kseek-server --listen HOST:PORT --db PATH
+//   kseek-server --listen HOST:PORT --db PATH [--llm-endpoints FILE] [--replay-traces DIR]
 //   kseek-server token create --db PATH --user NAME | --worker NAME
 #include <signal.h>
 
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +32,7 @@
 #include "server/job_queue.h"
 #include "server/job_runner.h"
 #include "server/llm/curl_http_client.h"
+#include "server/llm_endpoints.h"
 #include "server/problem_catalog.h"
 #include "server/question_bank.h"
 #include "server/session_manager.h"
@@ -110,9 +115,17 @@ int Serve(const std::vector<std::string>& args) {
   int64_t llm_backoff_ms = 1000;
   int64_t llm_timeout_s = 300;
   int64_t session_job_wait_s = 1800;
+  std::string llm_endpoints_path;
+  std::string replay_dir;
   FlagSet flags("kseek-server", "--listen HOST:PORT --db PATH [flags]\n       kseek-server token create --help",
-                "The KernelSeek coordinator: queues jobs, leases them to workers, stores\n"
-                "everything in SQLite. Stops gracefully on SIGTERM or SIGINT.");
+                "The KernelSeek coordinator: queues jobs, leases them to workers, runs\n"
+                "optimization sessions, stores everything in SQLite. Stops on SIGTERM or SIGINT\n"
+                "within 10 s (LLM calls in flight are aborted; sessions resume at the next start).\n"
+                "\n"
+                "LLM endpoints are the admin's: --llm-endpoints names them, with the environment\n"
+                "variable of each one's key (read once at start) and the models users may pick;\n"
+                "users choose one by name. Without the file sessions can only replay traces.\n"
+                "See deploy/llm_endpoints.example.textproto.");
   flags.String("listen", &listen, "address to serve on; port 0 picks a free port (printed at start)");
   flags.String("db", &db_path, "SQLite database file (created and migrated if needed)");
   flags.Int("lease-timeout", &lease_timeout_s, "seconds a worker holding a job may go without syncing");
@@ -125,8 +138,26 @@ int Serve(const std::vector<std::string>& args) {
   flags.Int("llm-backoff-ms", &llm_backoff_ms, "delay before the second LLM attempt, doubled for each further one");
   flags.Int("llm-timeout", &llm_timeout_s, "seconds one LLM attempt may take");
   flags.Int("session-job-wait", &session_job_wait_s, "seconds a session's tool waits for its compile/verify/bench job");
+  flags.String("llm-endpoints", &llm_endpoints_path,
+               "LLM endpoints file (protobuf text format, schema proto/llm_endpoints.proto); empty: none");
+  flags.String("replay-traces", &replay_dir,
+               "folder of JSONL traces that replay sessions may name (plain file names; empty: uploads only)");
   if (std::optional<int> done = ParseCommandFlags(flags, args, "kseek-server")) return *done;
   if (db_path.empty()) return Fail("--db is required", kUsageError);
+  if (absl::StatusOr<HostPort> address = ParseHostPort("listen", listen, /*allow_port_zero=*/true); !address.ok()) {
+    return Fail(std::string(address.status().message()), kUsageError);
+  }
+  std::string llm_endpoints_text;
+  if (!llm_endpoints_path.empty()) {
+    std::ifstream in(llm_endpoints_path, std::ios::binary);
+    if (!in) return Fail(absl::StrCat("cannot read --llm-endpoints ", llm_endpoints_path), kUsageError);
+    std::ostringstream text;
+    text << in.rdbuf();
+    llm_endpoints_text = std::move(text).str();
+  }
+  if (!replay_dir.empty() && !std::filesystem::is_directory(replay_dir)) {
+    return Fail(absl::StrCat("--replay-traces ", replay_dir, " is not a folder"), kUsageError);
+  }
   if (lease_timeout_s < 1 || idle_poll_s < 1 || max_attempts < 1) {
     return Fail("--lease-timeout, --idle-poll and --max-attempts must be at least 1", kUsageError);
   }
@@ -171,8 +202,14 @@ int Serve(const std::vector<std::string>& args) {
   llm_options.max_attempts = static_cast<int>(llm_attempts);
   llm_options.initial_backoff = absl::Milliseconds(llm_backoff_ms);
   llm_options.request_timeout = absl::Seconds(llm_timeout_s);
+  absl::StatusOr<LlmEndpoints> endpoints =
+      LlmEndpoints::FromText(llm_endpoints_text, llm_endpoints_path, replay_dir, llm_options, &http, &clock);
+  if (!endpoints.ok()) return Fail(absl::StrCat("--llm-endpoints: ", endpoints.status().message()));
+  Log(endpoints->Describe());
   SessionManager sessions(store->get(), &clock, &*problems, bank.has_value() ? &*bank : nullptr, &job_runner,
-                          MakeLlmClientFactory(&http, &clock, llm_options));
+                          [&endpoints](kernelseek::v1::LlmConfig* config, const std::string& api_key) {
+                            return endpoints->MakeClient(config, api_key);
+                          });
   if (absl::Status s = sessions.Recover(); !s.ok()) return Fail(absl::StrCat("resuming sessions: ", s.message()));
   Authenticator auth(store->get());
   CoordinatorService coordinator(&queue, &auth, &*problems, &sessions);
@@ -196,9 +233,19 @@ int Serve(const std::vector<std::string>& args) {
   int signal_number = 0;
   sigwait(&signals, &signal_number);
   Log(absl::StrCat("signal ", signal_number, ": shutting down"));
+  // Every wait below is bounded (LLM calls are aborted, job waits and
+  // streams wake on shutdown); this only guarantees the promise of --help
+  // should one of them not be.
+  std::thread([] {
+    absl::SleepFor(absl::Seconds(9));
+    Log("shutdown is taking longer than 9 s; exiting without finishing it");
+    _exit(kRuntimeError);
+  }).detach();
   stopping.Notify();
-  queue.Shutdown();
+  // Sessions first: their loops end (LLM calls aborted, job waits cancelled)
+  // before the queue stops, so no tool records a job cut off by the shutdown.
   sessions.Shutdown();
+  queue.Shutdown();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   expirer.join();
   Log("stopped");

@@ -3,9 +3,7 @@
 #include <google/protobuf/util/time_util.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <optional>
-#include <regex>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -14,9 +12,6 @@
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
 #include "server/job_validation.h"
-#include "server/llm/anthropic_client.h"
-#include "server/llm/openai_client.h"
-#include "server/llm/replay_client.h"
 
 namespace kseek {
 namespace {
@@ -49,31 +44,6 @@ std::string StateName(kernelseek::v1::SessionState state) {
 }
 
 }  // namespace
-
-LlmClientFactory MakeLlmClientFactory(llm::HttpClient* http, const Clock* clock, LlmClientOptions options) {
-  return [http, clock, options](
-             const kernelseek::v1::LlmConfig& config) -> absl::StatusOr<std::unique_ptr<llm::LlmClient>> {
-    if (config.provider() == "replay") {
-      absl::StatusOr<std::unique_ptr<llm::ReplayLlmClient>> replay = llm::ReplayLlmClient::FromFile(config.replay_trace());
-      if (!replay.ok()) {
-        return absl::InvalidArgumentError(absl::StrCat("llm.replay_trace: ", replay.status().message()));
-      }
-      return std::unique_ptr<llm::LlmClient>(*std::move(replay));
-    }
-    llm::LlmEndpointConfig endpoint;
-    endpoint.base_url = config.base_url();
-    endpoint.model = config.model();
-    endpoint.api_key_env = config.api_key_env();
-    endpoint.max_attempts = options.max_attempts;
-    endpoint.initial_backoff = options.initial_backoff;
-    endpoint.request_timeout = options.request_timeout;
-    if (config.provider() == "openai") return std::unique_ptr<llm::LlmClient>(new llm::OpenAiClient(endpoint, http, clock));
-    if (config.provider() == "anthropic") {
-      return std::unique_ptr<llm::LlmClient>(new llm::AnthropicClient(endpoint, http, clock));
-    }
-    return absl::InvalidArgumentError(absl::StrCat("unknown llm.provider \"", config.provider(), "\""));
-  };
-}
 
 SessionManager::SessionManager(Store* store, const Clock* clock, const ProblemCatalog* problems,
                                const QuestionBank* bank, JobRunner* jobs, LlmClientFactory llm_factory)
@@ -190,42 +160,18 @@ absl::Status SessionManager::ValidateSpec(SessionSpec* spec) {
 
   kernelseek::v1::LlmConfig* llm = spec->mutable_llm();
   if (llm->max_tokens() < 0) return absl::InvalidArgumentError("llm.max_tokens must not be negative");
-  if (llm->provider() == "replay") {
-    if (llm->replay_trace().empty()) return absl::InvalidArgumentError("llm provider replay needs llm.replay_trace");
-    return absl::OkStatus();
-  }
-  if (llm->provider() != "openai" && llm->provider() != "anthropic") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown llm.provider \"", llm->provider(), "\"; known: openai, anthropic, replay"));
-  }
-  if (llm->model().empty()) return absl::InvalidArgumentError("llm.model is required");
-  if (llm->base_url().empty()) {
-    llm->set_base_url(llm->provider() == "openai" ? "https://api.openai.com/v1" : "https://api.anthropic.com/v1");
-  }
-  if (llm->base_url().rfind("http://", 0) != 0 && llm->base_url().rfind("https://", 0) != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("llm.base_url \"", llm->base_url(), "\" is not an http(s) URL"));
-  }
-  if (!llm->api_key_env().empty()) {
-    static const std::regex kEnvName("[A-Za-z_][A-Za-z0-9_]*");
-    if (!std::regex_match(llm->api_key_env(), kEnvName)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("llm.api_key_env \"", llm->api_key_env(), "\" is not an environment variable name"));
-    }
-    // Only whether it is set is checked here; the key is read at each call
-    // and never stored.
-    const char* key = std::getenv(llm->api_key_env().c_str());
-    if (key == nullptr || *key == '\0') {
-      return absl::FailedPreconditionError(absl::StrCat("environment variable ", llm->api_key_env(),
-                                                        " (the API key) is not set on the server"));
-    }
-  }
+  // Set by the server only, from whether a key came with the request.
+  llm->clear_key_from_client();
   return absl::OkStatus();
 }
 
-absl::StatusOr<Session> SessionManager::StartSession(const std::string& user, SessionSpec spec) {
+absl::StatusOr<Session> SessionManager::StartSession(const std::string& user, SessionSpec spec,
+                                                     const std::string& api_key) {
   if (absl::Status s = ValidateSpec(&spec); !s.ok()) return s;
-  // Made before anything is stored, so a bad replay trace is refused cleanly.
-  if (absl::StatusOr<std::unique_ptr<llm::LlmClient>> probe = llm_factory_(spec.llm()); !probe.ok()) {
+  // Made before anything is stored, so a bad LLM configuration is refused
+  // cleanly; it also fills in defaults and key_from_client.
+  if (absl::StatusOr<std::unique_ptr<llm::LlmClient>> probe = llm_factory_(spec.mutable_llm(), api_key);
+      !probe.ok()) {
     return probe.status();
   }
   {
@@ -265,16 +211,18 @@ absl::StatusOr<Session> SessionManager::StartSession(const std::string& user, Se
   }
   absl::StatusOr<std::optional<Session>> stored = store_->GetSession(*id);
   if (!stored.ok()) return stored.status();
-  if (absl::Status s = Launch(**stored); !s.ok()) return s;
+  if (absl::Status s = Launch(**stored, api_key); !s.ok()) return s;
   Log(absl::StrCat("session ", *id, " started by ", user, ": ", spec.problem(), " on ", spec.arch(), ", target ",
                    spec.target_speedup(), "x vs ", spec.baseline()));
   Session answer = **stored;
   answer.mutable_spec()->clear_kernel_source();
+  answer.mutable_spec()->mutable_llm()->clear_replay_jsonl();
   return answer;
 }
 
-absl::Status SessionManager::Launch(const Session& session) {
-  absl::StatusOr<std::unique_ptr<llm::LlmClient>> client = llm_factory_(session.spec().llm());
+absl::Status SessionManager::Launch(const Session& session, const std::string& api_key) {
+  kernelseek::v1::LlmConfig llm = session.spec().llm();
+  absl::StatusOr<std::unique_ptr<llm::LlmClient>> client = llm_factory_(&llm, api_key);
   if (!client.ok()) return client.status();
   auto loop = std::make_unique<AgentLoop>(store_, clock_, bank_, jobs_, *std::move(client), session,
                                           [this] { Bump(); });
@@ -298,7 +246,8 @@ absl::Status SessionManager::Recover() {
     absl::StatusOr<std::optional<Session>> session = store_->GetSession(id);
     if (!session.ok()) return session.status();
     if (!session->has_value()) continue;
-    absl::Status launched = Launch(**session);
+    // A key that came from the client is not stored, so none is passed.
+    absl::Status launched = Launch(**session, /*api_key=*/"");
     if (launched.ok()) {
       Log(absl::StrCat("session ", id, " resumed after event ", (*session)->last_seq()));
       continue;
@@ -329,6 +278,7 @@ absl::StatusOr<SessionDetails> SessionManager::GetSession(const std::string& id)
   SessionDetails details;
   *details.mutable_session() = *session;
   details.mutable_session()->mutable_spec()->clear_kernel_source();
+  details.mutable_session()->mutable_spec()->mutable_llm()->clear_replay_jsonl();
   absl::StatusOr<std::vector<KernelVersion>> versions = store_->ListKernelVersions(*sid, /*with_source=*/false);
   if (!versions.ok()) return versions.status();
   for (KernelVersion& v : *versions) *details.add_versions() = std::move(v);
@@ -397,7 +347,10 @@ absl::StatusOr<Session> SessionManager::StopSession(const std::string& user, con
                                                       StateName(session->state()), ": ", session->status(), ")"));
   }
   absl::StatusOr<Session> stopped = loop->Stop(user);
-  if (stopped.ok()) stopped->mutable_spec()->clear_kernel_source();
+  if (stopped.ok()) {
+    stopped->mutable_spec()->clear_kernel_source();
+    stopped->mutable_spec()->mutable_llm()->clear_replay_jsonl();
+  }
   return stopped;
 }
 

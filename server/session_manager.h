@@ -24,7 +24,6 @@
 #include "proto/kernelseek.pb.h"
 #include "server/agent_loop.h"
 #include "server/job_runner.h"
-#include "server/llm/http_client.h"
 #include "server/llm/llm_client.h"
 #include "server/problem_catalog.h"
 #include "server/question_bank.h"
@@ -32,20 +31,11 @@
 
 namespace kseek {
 
-// Makes the LLM client of a session from its (validated) configuration.
-using LlmClientFactory =
-    std::function<absl::StatusOr<std::unique_ptr<llm::LlmClient>>(const kernelseek::v1::LlmConfig& config)>;
-
-// Retry and timeout settings for the HTTP providers.
-struct LlmClientOptions {
-  int max_attempts = 5;
-  absl::Duration initial_backoff = absl::Seconds(1);
-  absl::Duration request_timeout = absl::Minutes(5);
-};
-
-// The production factory: "openai" and "anthropic" over `http`, "replay"
-// from the trace file named in the config. Does not own `http` or `clock`.
-LlmClientFactory MakeLlmClientFactory(llm::HttpClient* http, const Clock* clock, LlmClientOptions options);
+// Makes the LLM client of a session from its configuration, filling in
+// defaults; `api_key` is the key that came with StartSession (empty on
+// resume: it is never stored). Production: LlmEndpoints::MakeClient.
+using LlmClientFactory = std::function<absl::StatusOr<std::unique_ptr<llm::LlmClient>>(
+    kernelseek::v1::LlmConfig* config, const std::string& api_key)>;
 
 class SessionManager {
  public:
@@ -54,14 +44,17 @@ class SessionManager {
   ~SessionManager();
 
   // Resumes every session stored as RUNNING from its last event. A session
-  // whose LLM client cannot be made again (e.g. its key variable is gone) is
-  // ended FAILED with the reason.
+  // whose LLM client cannot be made again (its key came from the client and
+  // was lost with the restart, its endpoint is no longer configured) is ended
+  // FAILED with the reason.
   absl::Status Recover();
 
   // Validates `spec` (INVALID_ARGUMENT naming the field; FAILED_PRECONDITION
-  // when the server lacks what it needs, e.g. the API key variable), stores
-  // the session with its first kernel version and starts its loop.
-  absl::StatusOr<kernelseek::v1::Session> StartSession(const std::string& user, kernelseek::v1::SessionSpec spec);
+  // when the server lacks what it needs; the LLM factory's codes), stores the
+  // session with its first kernel version and starts its loop. `api_key`: the
+  // key of a user-brought endpoint, kept only in the loop's memory.
+  absl::StatusOr<kernelseek::v1::Session> StartSession(const std::string& user, kernelseek::v1::SessionSpec spec,
+                                                       const std::string& api_key = "");
   // NOT_FOUND for an unknown id.
   absl::StatusOr<kernelseek::v1::SessionDetails> GetSession(const std::string& id);
   absl::StatusOr<std::vector<kernelseek::v1::Session>> ListSessions(int limit);
@@ -99,7 +92,7 @@ class SessionManager {
   absl::StatusOr<kernelseek::v1::Session> FindSession(int64_t sid, const std::string& id);
   absl::Status ValidateSpec(kernelseek::v1::SessionSpec* spec);
   // Builds, loads and starts the loop of a stored RUNNING session.
-  absl::Status Launch(const kernelseek::v1::Session& session);
+  absl::Status Launch(const kernelseek::v1::Session& session, const std::string& api_key);
   void Bump();
 
   Store* const store_;

@@ -1,6 +1,14 @@
 #include "server/sqlite.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace kseek {
 namespace {
@@ -74,6 +82,17 @@ std::string Statement::ColumnText(int index) const {
 }
 
 absl::StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path) {
+  // SQLite would create a missing file 0644 (and gives -wal and -shm the
+  // file's mode), so it is created 0600 here first.
+  struct stat info {};
+  if (stat(path.c_str(), &info) != 0 && errno == ENOENT) {
+    const int fd = open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd < 0 && errno != EEXIST) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot create database ", path, ": ", std::strerror(errno)));
+    }
+    if (fd >= 0) close(fd);
+  }
   sqlite3* raw = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                            nullptr);
@@ -83,15 +102,50 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path
     return absl::FailedPreconditionError(absl::StrCat("cannot open database ", path, ": ", message));
   }
   std::unique_ptr<Database> db(new Database(raw));
+  // SQLite silently falls back to read-only when the file is not writable;
+  // then every later write would fail INTERNAL, so refuse now.
+  if (sqlite3_db_readonly(raw, "main") == 1) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "database ", path, " is read-only for this process; the server writes it (check the file's permissions)"));
+  }
   sqlite3_busy_timeout(raw, 5000);
+  const std::string hint = absl::StrCat(" (the file and its folder must be writable: SQLite keeps ", path,
+                                        "-wal and ", path, "-shm beside it)");
   // WAL with synchronous=NORMAL: a committed transaction survives a crash of
   // this process (kill -9); only an OS crash or power loss can drop the last
   // few, which keeps commits cheap enough for thousands of jobs a second.
   if (absl::Status s = db->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
       !s.ok()) {
-    return absl::FailedPreconditionError(absl::StrCat("cannot set up database ", path, ": ", s.message()));
+    return absl::FailedPreconditionError(absl::StrCat("cannot set up database ", path, ": ", s.message(), hint));
+  }
+  if (absl::Status s = db->CheckIntegrity(); !s.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("database ", path, " is damaged: ", s.message(), "; restore it from a backup"));
+  }
+  // A real write, committed, so that a file or folder that cannot be written
+  // (a WAL that cannot be created, a full disk) is found before serving.
+  if (absl::Status s = InTransaction(*db, [&] {
+        return db->Exec("CREATE TABLE kseek_write_probe (x); DROP TABLE kseek_write_probe;");
+      });
+      !s.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat("cannot write database ", path, ": ", s.message(), hint));
   }
   return db;
+}
+
+absl::Status Database::CheckIntegrity() {
+  absl::StatusOr<Statement> q = Prepare("PRAGMA integrity_check(10)");
+  if (!q.ok()) return q.status();
+  std::vector<std::string> problems;
+  while (true) {
+    absl::StatusOr<bool> row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    std::string line = q->ColumnText(0);
+    if (line != "ok") problems.push_back(std::move(line));
+  }
+  if (problems.empty()) return absl::OkStatus();
+  return absl::DataLossError(absl::StrCat("PRAGMA integrity_check: ", absl::StrJoin(problems, "; ")));
 }
 
 Database::~Database() { sqlite3_close_v2(db_); }

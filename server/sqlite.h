@@ -51,8 +51,12 @@ class Statement {
 
 class Database {
  public:
-  // Opens (creating if needed) the file at `path` in WAL mode with foreign keys
-  // on and a busy timeout, so a second process waits instead of failing.
+  // Opens (creating if needed, mode 0600) the file at `path` in WAL mode with
+  // foreign keys on and a busy timeout, so a second process waits instead of
+  // failing. Before returning it checks what every later call relies on:
+  // FAILED_PRECONDITION with the path and what to do when the file is
+  // read-only, is not a database, fails PRAGMA integrity_check, or cannot be
+  // written (a committed probe transaction; e.g. its folder is not writable).
   static absl::StatusOr<std::unique_ptr<Database>> Open(const std::string& path);
   ~Database();
 
@@ -61,6 +65,8 @@ class Database {
   absl::Status Exec(absl::string_view sql);
   int64_t LastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
   int Changes() const { return sqlite3_changes(db_); }
+  // PRAGMA integrity_check: DATA_LOSS with its first findings.
+  absl::Status CheckIntegrity();
 
  private:
   explicit Database(sqlite3* db) : db_(db) {}

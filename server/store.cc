@@ -182,7 +182,10 @@ absl::StatusOr<kernelseek::v1::Session> ReadSessionRow(const Statement& row, boo
   if (!session.mutable_spec()->ParseFromString(row.ColumnText(2))) {
     return absl::DataLossError(absl::StrCat("session ", session.id(), ": stored spec does not parse"));
   }
-  if (!with_source) session.mutable_spec()->clear_kernel_source();
+  if (!with_source) {
+    session.mutable_spec()->clear_kernel_source();
+    session.mutable_spec()->mutable_llm()->clear_replay_jsonl();
+  }
   session.set_state(static_cast<kernelseek::v1::SessionState>(row.ColumnInt(3)));
   session.set_steps(static_cast<int32_t>(row.ColumnInt(4)));
   session.set_best_version(row.ColumnText(5));

@@ -137,13 +137,10 @@ AnthropicClient::AnthropicClient(LlmEndpointConfig config, HttpClient* http, con
 absl::StatusOr<ChatResponse> AnthropicClient::Complete(const ChatRequest& request) {
   absl::StatusOr<json> body = BuildRequestBody(endpoint_.config(), request);
   if (!body.ok()) return body.status();
-  absl::StatusOr<json> reply = endpoint_.Post(*body);
+  absl::StatusOr<json> reply = endpoint_.Post(*body, request.cancel);
   if (!reply.ok()) return reply.status();
   absl::StatusOr<ChatResponse> response = ParseReply(*reply);
-  if (!response.ok()) {
-    return absl::Status(response.status().code(), absl::StrCat("reply from ", endpoint_.url(), ": ",
-                                                               response.status().message()));
-  }
+  if (!response.ok()) return endpoint_.ReplyError(response.status());
   return response;
 }
 

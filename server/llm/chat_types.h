@@ -12,6 +12,8 @@
 
 namespace kseek::llm {
 
+class CancelToken;  // llm_client.h
+
 enum class ChatRole { kSystem, kUser, kAssistant, kTool };
 
 // A tool the model may call. `parameters_schema` is a JSON Schema object as
@@ -70,6 +72,8 @@ struct ChatRequest {
   std::vector<ToolDefinition> tools;
   // 0 = the endpoint configuration's default.
   int max_output_tokens = 0;
+  // When set and fired, Complete() returns CANCELLED promptly. Not owned.
+  const CancelToken* cancel = nullptr;
 };
 
 struct ChatResponse {

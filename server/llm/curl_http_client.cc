@@ -13,6 +13,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "server/llm/llm_client.h"
 
 namespace kseek::llm {
 namespace {
@@ -21,8 +22,16 @@ namespace {
 struct Transfer {
   size_t max_body_bytes = 0;
   bool body_too_large = false;
+  const CancelToken* cancel = nullptr;
   HttpResponse response;
 };
+
+// libcurl calls this at least once a second, also while it connects or
+// waits for a silent peer; non-zero aborts with CURLE_ABORTED_BY_CALLBACK.
+int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* transfer = static_cast<const Transfer*>(user);
+  return transfer->cancel != nullptr && transfer->cancel->cancelled() ? 1 : 0;
+}
 
 size_t OnBody(char* data, size_t size, size_t count, void* user) {
   auto* transfer = static_cast<Transfer*>(user);
@@ -88,6 +97,10 @@ absl::StatusOr<HttpResponse> CurlHttpClient::Post(const HttpRequest& request) {
 
   Transfer transfer;
   transfer.max_body_bytes = request.max_response_bytes;
+  transfer.cancel = request.cancel;
+  if (transfer.cancel != nullptr && transfer.cancel->cancelled()) {
+    return absl::CancelledError(absl::StrCat("POST ", request.url, ": cancelled before it started"));
+  }
   char error_buffer[CURL_ERROR_SIZE] = {};
   CURL* c = curl.get();
   curl_easy_setopt(c, CURLOPT_URL, request.url.c_str());
@@ -108,6 +121,9 @@ absl::StatusOr<HttpResponse> CurlHttpClient::Post(const HttpRequest& request) {
   // Signals would be unsafe with one transfer per session thread.
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, &OnProgress);
+  curl_easy_setopt(c, CURLOPT_XFERINFODATA, &transfer);
+  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
 
   const CURLcode code = curl_easy_perform(c);
   if (transfer.body_too_large) {
@@ -119,6 +135,8 @@ absl::StatusOr<HttpResponse> CurlHttpClient::Post(const HttpRequest& request) {
     const std::string detail = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(code);
     const std::string message = absl::StrCat("POST ", request.url, ": ", detail);
     switch (code) {
+      case CURLE_ABORTED_BY_CALLBACK:
+        return absl::CancelledError(absl::StrCat("POST ", request.url, ": cancelled"));
       case CURLE_OPERATION_TIMEDOUT:
         return absl::DeadlineExceededError(message);
       case CURLE_URL_MALFORMAT:

@@ -15,6 +15,8 @@
 
 namespace kseek::llm {
 
+class CancelToken;  // llm_client.h
+
 struct HttpRequest {
   std::string url;
   // Name and value, sent as given. May hold a secret (an API key): never log
@@ -25,6 +27,9 @@ struct HttpRequest {
   absl::Duration total_timeout = absl::Minutes(5);
   // A response body longer than this is not read to the end.
   size_t max_response_bytes = 4 << 20;
+  // When set and fired, the transfer is aborted (CANCELLED) within about a
+  // second, whatever the peer does. Not owned.
+  const CancelToken* cancel = nullptr;
 };
 
 struct HttpResponse {
@@ -51,7 +56,8 @@ class HttpClient {
   // Sends a POST. Any HTTP status is a response, not an error. Errors:
   // UNAVAILABLE when no response arrived (connection refused, reset, DNS),
   // DEADLINE_EXCEEDED on a timeout, RESOURCE_EXHAUSTED when the body exceeds
-  // `max_response_bytes`, INVALID_ARGUMENT for a URL that cannot be used.
+  // `max_response_bytes`, INVALID_ARGUMENT for a URL that cannot be used,
+  // CANCELLED when request.cancel fired.
   virtual absl::StatusOr<HttpResponse> Post(const HttpRequest& request) = 0;
 };
 

@@ -1,7 +1,7 @@
 #include "server/llm/json_endpoint.h"
 
 #include <algorithm>
-#include <cstdlib>
+#include <iostream>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
@@ -90,8 +90,7 @@ JsonEndpoint::JsonEndpoint(LlmEndpointConfig config, std::string path, ApiKeyHea
       fixed_headers_(std::move(fixed_headers)),
       http_(http),
       clock_(clock),
-      sleep_(sleep ? std::move(sleep)
-                   : SleepFunction([](absl::Duration d) { absl::SleepFor(d); })) {}
+      sleep_(std::move(sleep)) {}
 
 std::string JsonEndpoint::Redact(std::string text, const std::string& key) const {
   if (key.empty()) return text;
@@ -119,18 +118,31 @@ std::optional<absl::Duration> JsonEndpoint::RetryDelay(const HttpResponse* respo
   return std::min(backoff, config_.max_backoff);
 }
 
-absl::StatusOr<nlohmann::json> JsonEndpoint::Post(const nlohmann::json& body) const {
-  std::string key;
-  if (!config_.api_key_env.empty()) {
-    const char* value = std::getenv(config_.api_key_env.c_str());
-    if (value == nullptr || *value == '\0') {
-      return absl::UnauthenticatedError(absl::StrCat("environment variable ", config_.api_key_env,
-                                                     " (the API key for ", url_,
-                                                     ") is not set or empty"));
-    }
-    key = value;
-  }
+std::string JsonEndpoint::Name() const {
+  return config_.display_name.empty() ? url_ : config_.display_name;
+}
 
+absl::Status JsonEndpoint::UserError(absl::StatusCode code, const std::string& shown,
+                                     const std::string& detail) const {
+  const std::string redacted = Redact(detail, config_.api_key);
+  if (config_.show_endpoint_errors) return absl::Status(code, absl::StrCat(shown, ": ", redacted));
+  const std::string line = absl::StrCat(Name(), " (", url_, "): ", shown, ": ", redacted);
+  if (config_.log) {
+    config_.log(line);
+  } else {
+    std::cerr << line << "\n";
+  }
+  return absl::Status(code, absl::StrCat(shown, "; see the server log"));
+}
+
+absl::Status JsonEndpoint::ReplyError(const absl::Status& parse_error) const {
+  return UserError(parse_error.code(), absl::StrCat("the reply from ", Name(), " is not in the expected format"),
+                   std::string(parse_error.message()));
+}
+
+absl::StatusOr<nlohmann::json> JsonEndpoint::Post(const nlohmann::json& body,
+                                                  const CancelToken* cancel) const {
+  const std::string& key = config_.api_key;
   HttpRequest request;
   request.url = url_;
   request.headers = fixed_headers_;
@@ -142,48 +154,62 @@ absl::StatusOr<nlohmann::json> JsonEndpoint::Post(const nlohmann::json& body) co
   request.connect_timeout = config_.connect_timeout;
   request.total_timeout = config_.request_timeout;
   request.max_response_bytes = config_.max_response_bytes;
+  request.cancel = cancel;
+  auto cancelled = [&] {
+    return absl::CancelledError(absl::StrCat("the call to ", Name(), " was cancelled"));
+  };
 
   const int attempts = std::max(config_.max_attempts, 1);
-  std::string last_error;
+  absl::Status last_error;
   for (int attempt = 1; attempt <= attempts; ++attempt) {
+    if (cancel != nullptr && cancel->cancelled()) return cancelled();
     absl::StatusOr<HttpResponse> response = http_->Post(request);
     const HttpResponse* retry_hint = nullptr;
     if (!response.ok()) {
       const absl::StatusCode code = response.status().code();
+      if (code == absl::StatusCode::kCancelled) return cancelled();
+      const std::string shown = absl::StrCat("POST to ", Name(), " failed (", absl::StatusCodeToString(code), ")");
       if (code != absl::StatusCode::kUnavailable && code != absl::StatusCode::kDeadlineExceeded) {
-        return absl::Status(code, Redact(std::string(response.status().message()), key));
+        return UserError(code, shown, std::string(response.status().message()));
       }
-      last_error = std::string(response.status().message());
+      last_error = UserError(code, shown, std::string(response.status().message()));
     } else if (response->status_code >= 200 && response->status_code < 300) {
       nlohmann::json parsed =
           ParseUntrustedJson(response->body);
       if (parsed.is_discarded()) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "POST ", url_, ": HTTP ", response->status_code, " with a body that is not JSON (",
-            response->body.size(), " bytes): ", Redact(Truncate(response->body), key)));
+        return UserError(absl::StatusCode::kFailedPrecondition,
+                         absl::StrCat("POST to ", Name(), ": HTTP ", response->status_code,
+                                      " with a body that is not JSON (", response->body.size(), " bytes)"),
+                         Truncate(response->body));
       }
       return parsed;
     } else {
-      const std::string message =
-          absl::StrCat("POST ", url_, ": HTTP ", response->status_code, ": ",
-                       Redact(Truncate(ErrorMessageOf(response->body)), key));
+      const std::string shown = absl::StrCat("POST to ", Name(), ": HTTP ", response->status_code);
+      const std::string detail = Truncate(ErrorMessageOf(response->body));
       if (!IsRetryableStatus(response->status_code)) {
-        return StatusForHttpError(response->status_code, message);
+        absl::Status error = UserError(absl::StatusCode::kUnknown, shown, detail);
+        return StatusForHttpError(response->status_code, std::string(error.message()));
       }
-      last_error = message;
+      last_error = UserError(absl::StatusCode::kUnavailable, shown, detail);
       retry_hint = &*response;
     }
     if (attempt == attempts) break;
     std::optional<absl::Duration> delay = RetryDelay(retry_hint, attempt);
     if (!delay.has_value()) {
       return absl::UnavailableError(
-          absl::StrCat(last_error, "; the endpoint asked to retry after more than ",
+          absl::StrCat(last_error.message(), "; the endpoint asked to retry after more than ",
                        absl::FormatDuration(config_.max_retry_after), ", so this call gives up"));
     }
-    sleep_(*delay);
+    if (sleep_) {
+      sleep_(*delay);
+    } else if (cancel != nullptr) {
+      if (!cancel->SleepFor(*delay)) return cancelled();
+    } else {
+      absl::SleepFor(*delay);
+    }
   }
-  return absl::UnavailableError(absl::StrCat("POST ", url_, " failed after ", attempts,
-                                             " attempts; last error: ", last_error));
+  return absl::UnavailableError(absl::StrCat("POST to ", Name(), " failed after ", attempts,
+                                             " attempts; last error: ", last_error.message()));
 }
 
 }  // namespace kseek::llm

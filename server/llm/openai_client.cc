@@ -125,13 +125,10 @@ OpenAiClient::OpenAiClient(LlmEndpointConfig config, HttpClient* http, const Clo
 absl::StatusOr<ChatResponse> OpenAiClient::Complete(const ChatRequest& request) {
   absl::StatusOr<json> body = BuildRequestBody(endpoint_.config().model, request);
   if (!body.ok()) return body.status();
-  absl::StatusOr<json> reply = endpoint_.Post(*body);
+  absl::StatusOr<json> reply = endpoint_.Post(*body, request.cancel);
   if (!reply.ok()) return reply.status();
   absl::StatusOr<ChatResponse> response = ParseReply(*reply);
-  if (!response.ok()) {
-    return absl::Status(response.status().code(), absl::StrCat("reply from ", endpoint_.url(), ": ",
-                                                               response.status().message()));
-  }
+  if (!response.ok()) return endpoint_.ReplyError(response.status());
   return response;
 }
 

@@ -2,7 +2,7 @@
 // (POST {base_url}/chat/completions with `tools`, answers with `tool_calls`),
 // so hosted APIs, vLLM, llama.cpp's server and Ollama all work.
 //
-// The key, if config.api_key_env names one, goes in "Authorization: Bearer".
+// The key, if config.api_key holds one, goes in "Authorization: Bearer".
 // No output limit is sent unless the request sets one (then as `max_tokens`,
 // the field every compatible server knows). Thread-safe when the HttpClient
 // is; does not own `http` or `clock`.

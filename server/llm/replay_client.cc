@@ -1,8 +1,12 @@
 #include "server/llm/replay_client.h"
 
-#include <fstream>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -48,12 +52,35 @@ absl::StatusOr<std::unique_ptr<ReplayLlmClient>> ReplayLlmClient::FromJsonl(
 }
 
 absl::StatusOr<std::unique_ptr<ReplayLlmClient>> ReplayLlmClient::FromFile(
-    const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot open replay trace ", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return FromJsonl(std::move(text).str(), path);
+    const std::string& path, const std::string& name, size_t max_bytes) {
+  // O_NONBLOCK so that opening a FIFO cannot hang; O_NOFOLLOW so that a link
+  // cannot point the read elsewhere.
+  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return absl::NotFoundError(absl::StrCat("cannot open replay trace ", name));
+  struct stat info {};
+  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    close(fd);
+    return absl::InvalidArgumentError(absl::StrCat("replay trace ", name, " is not a regular file"));
+  }
+  if (static_cast<uint64_t>(info.st_size) > max_bytes) {
+    close(fd);
+    return absl::InvalidArgumentError(absl::StrCat("replay trace ", name, " is ", info.st_size,
+                                                   " bytes; the limit is ", max_bytes));
+  }
+  std::string text;
+  char buffer[1 << 16];
+  while (text.size() <= max_bytes) {
+    const ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  close(fd);
+  if (text.size() > max_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat("replay trace ", name, " grew past the limit of ", max_bytes,
+                                                   " bytes while being read"));
+  }
+  return FromJsonl(text, name);
 }
 
 absl::StatusOr<ChatResponse> ReplayLlmClient::Complete(const ChatRequest& request) {

@@ -31,8 +31,13 @@ class ReplayLlmClient final : public LlmClient {
   // trace has no model turn at all.
   static absl::StatusOr<std::unique_ptr<ReplayLlmClient>> FromJsonl(const std::string& jsonl,
                                                                     const std::string& name);
-  // NOT_FOUND when `path` cannot be read; otherwise as FromJsonl.
-  static absl::StatusOr<std::unique_ptr<ReplayLlmClient>> FromFile(const std::string& path);
+  // Reads the regular file `path` (not a device, FIFO or symbolic link) of
+  // at most `max_bytes`: NOT_FOUND when it cannot be opened, INVALID_ARGUMENT
+  // when it is not a regular file or is larger; otherwise as FromJsonl, with
+  // `name` in errors.
+  static absl::StatusOr<std::unique_ptr<ReplayLlmClient>> FromFile(const std::string& path,
+                                                                   const std::string& name,
+                                                                   size_t max_bytes);
 
   // The next recorded turn; OUT_OF_RANGE once all have been returned.
   absl::StatusOr<ChatResponse> Complete(const ChatRequest& request) override;

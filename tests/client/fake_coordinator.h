@@ -98,6 +98,10 @@ class FakeCoordinator final : public kernelseek::v1::Coordinator::Service {
     absl::MutexLock lock(&mu_);
     return last_session_spec_;
   }
+  std::string last_llm_api_key() const {
+    absl::MutexLock lock(&mu_);
+    return last_llm_api_key_;
+  }
   std::vector<kernelseek::v1::WatchSessionRequest> session_watch_requests() const {
     absl::MutexLock lock(&mu_);
     return session_watch_requests_;
@@ -183,6 +187,7 @@ class FakeCoordinator final : public kernelseek::v1::Coordinator::Service {
     if (grpc::Status s = Authenticate(context); !s.ok()) return s;
     absl::MutexLock lock(&mu_);
     last_session_spec_ = request->spec();
+    last_llm_api_key_ = request->llm_api_key();
     *response = session_.session();
     return grpc::Status::OK;
   }
@@ -306,6 +311,7 @@ class FakeCoordinator final : public kernelseek::v1::Coordinator::Service {
   std::vector<SessionWatchScript> session_scripts_ ABSL_GUARDED_BY(mu_);
   kernelseek::v1::KernelVersion best_ ABSL_GUARDED_BY(mu_);
   kernelseek::v1::SessionSpec last_session_spec_ ABSL_GUARDED_BY(mu_);
+  std::string last_llm_api_key_ ABSL_GUARDED_BY(mu_);
   std::vector<kernelseek::v1::WatchSessionRequest> session_watch_requests_ ABSL_GUARDED_BY(mu_);
   std::vector<kernelseek::v1::PostMessageRequest> posted_ ABSL_GUARDED_BY(mu_);
   int stop_calls_ ABSL_GUARDED_BY(mu_) = 0;

@@ -42,10 +42,11 @@ std::string ReadAll(const std::string& path) {
   return text.str();
 }
 
-// Runs `kseek ARGS` with KSEEK_TOKEN and KSEEK_SERVER cleared.
-Outcome RunKseek(const std::string& args) {
+// Runs `kseek ARGS` with KSEEK_TOKEN and KSEEK_SERVER cleared and `env`
+// (NAME=VALUE ...) set.
+Outcome RunKseek(const std::string& args, const std::string& env = "") {
   testing::TempDir dir;
-  std::string command = absl::StrCat("env -u KSEEK_TOKEN -u KSEEK_SERVER ", KSEEK_BINARY, " ", args,
+  std::string command = absl::StrCat("env -u KSEEK_TOKEN -u KSEEK_SERVER ", env, " ", KSEEK_BINARY, " ", args,
                                      " >", dir.File("out"), " 2>", dir.File("err"), " </dev/null");
   int status = std::system(command.c_str());
   REQUIRE(WIFEXITED(status));
@@ -94,8 +95,10 @@ TEST_CASE("kseek --help lists the session commands") {
   CHECK(absl::StrContains(session.out, "  start  "));
   Outcome start = RunKseek("session start --help");
   CHECK(start.exit_code == 0);
-  for (const char* flag : {"--llm ", "--llm-url", "--api-key-env", "--questions", "--max-steps",
-                           "--plateau-gain", "--failure-streak", "--verify-scenarios"}) {
+  for (const char* flag : {"--llm-endpoint", "--llm-model", "--llm-url", "--llm-provider", "--api-key-env",
+                           "--api-key-file", "--replay-trace", "--replay-file", "--questions", "--max-steps",
+                           "--plateau-gain", "--failure-streak", "--verify-scenarios", "kept only in the server's memory",
+                           "ends FAILED"}) {
     CHECK(absl::StrContains(start.out, flag));
   }
   Outcome unknown = RunKseek("session frob");
@@ -112,7 +115,7 @@ TEST_CASE("kseek session start sends the spec and prints a summary, then the id"
   std::ofstream(kernel) << "// the naive kernel\n";
   std::string start =
       absl::StrCat("session start --problem attention_fwd --arch sm_90a --kernel ", kernel,
-                   " --baseline fa3 --target 1.10 --llm anthropic:claude-test --questions bank "
+                   " --baseline fa3 --target 1.10 --llm-endpoint team --llm-model claude-test --questions bank "
                    "--max-steps 40 --plateau 4 --plateau-gain 0.05 --failure-streak 2 --bench-rounds 2 ",
                    s.flags());
 
@@ -127,9 +130,10 @@ TEST_CASE("kseek session start sends the spec and prints a summary, then the id"
   CHECK(spec.kernel_source() == "// the naive kernel\n");
   CHECK(spec.baseline() == "fa3");
   CHECK(spec.target_speedup() == 1.10);
-  CHECK(spec.llm().provider() == "anthropic");
+  CHECK(spec.llm().endpoint() == "team");
+  CHECK(spec.llm().provider().empty());
   CHECK(spec.llm().model() == "claude-test");
-  CHECK(spec.llm().api_key_env() == "ANTHROPIC_API_KEY");
+  CHECK(s.server.service().last_llm_api_key().empty());
   CHECK(spec.questions() == kernelseek::v1::QUESTION_MODE_BANK);
   CHECK(spec.max_steps() == 40);
   CHECK(spec.verify_scenarios() == "all");
@@ -147,14 +151,48 @@ TEST_CASE("kseek session start sends the spec and prints a summary, then the id"
     s.server.service().SetSession(testing::MakeSessionDetails());
     Outcome bad = RunKseek(
         absl::StrCat("session start --problem attention_fwd --arch sm_90a --kernel ", kernel,
-                     " --target 1.1 --llm openai:m --questions always --max-steps 5 ", s.flags()));
+                     " --target 1.1 --llm-endpoint team --questions always --max-steps 5 ", s.flags()));
     CHECK(bad.exit_code == 2);
     CHECK(bad.err == "kseek: --questions \"always\" is not one of human, bank, self, off\n");
     Outcome missing = RunKseek(absl::StrCat(
         "session start --problem attention_fwd --arch sm_90a --kernel ", dir.File("nope.cu"),
-        " --target 1.1 --llm openai:m --questions off --max-steps 5 ", s.flags()));
+        " --target 1.1 --llm-endpoint team --questions off --max-steps 5 ", s.flags()));
     CHECK(missing.exit_code == 2);
     CHECK(absl::StrContains(missing.err, "nope.cu: No such file or directory"));
+  }
+
+  SECTION("a user-brought endpoint's key is read from the CLIENT's environment and sent beside the spec") {
+    Outcome own = RunKseek(absl::StrCat(
+        "session start --problem attention_fwd --arch sm_90a --kernel ", kernel,
+        " --target 1.1 --llm-url https://api.example/v1 --llm-model m1 --api-key-env KSEEK_CLI_TEST_KEY"
+        " --questions off --max-steps 5 ",
+        s.flags()));
+    CHECK(own.exit_code == 2);
+    CHECK(own.err == "kseek: --api-key-env: environment variable KSEEK_CLI_TEST_KEY is not set or empty here\n");
+    Outcome with_key = RunKseek(absl::StrCat(
+        "session start --problem attention_fwd --arch sm_90a --kernel ", kernel,
+        " --target 1.1 --llm-url https://api.example/v1 --llm-model m1 --api-key-env KSEEK_CLI_TEST_KEY"
+        " --questions off --max-steps 5 ",
+        s.flags()), "KSEEK_CLI_TEST_KEY=sk-cli-7f2");
+    CHECK(with_key.exit_code == 0);
+    kernelseek::v1::SessionSpec own_spec = s.server.service().last_session_spec();
+    CHECK(own_spec.llm().provider() == "openai");
+    CHECK(own_spec.llm().base_url() == "https://api.example/v1");
+    CHECK(own_spec.llm().model() == "m1");
+    CHECK(own_spec.DebugString().find("sk-cli-7f2") == std::string::npos);
+    CHECK(s.server.service().last_llm_api_key() == "sk-cli-7f2");
+  }
+
+  SECTION("an old --llm spelling or a server file for replay is refused with the new way") {
+    Outcome old = RunKseek(absl::StrCat("session start --problem attention_fwd --arch sm_90a --kernel ", kernel,
+                                        " --target 1.1 --llm openai:m --questions off --max-steps 5 ", s.flags()));
+    CHECK(old.exit_code == 2);
+    CHECK(absl::StrContains(old.err, "--llm"));
+    Outcome path = RunKseek(absl::StrCat("session start --problem attention_fwd --arch sm_90a --kernel ", kernel,
+                                         " --target 1.1 --replay-trace /etc/shadow --questions off --max-steps 5 ",
+                                         s.flags()));
+    CHECK(path.exit_code == 2);
+    CHECK(absl::StrContains(path.err, "--replay-trace \"/etc/shadow\" is not a plain name"));
   }
 }
 

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -20,58 +21,110 @@ SessionRequest ValidRequest(const std::string& kernel_path) {
   request.problem = "attention_fwd";
   request.arch = "sm_90a";
   request.target_speedup = 1.10;
-  request.llm = "openai:gpt-test";
+  request.llm_url = "https://api.example/v1";
+  request.llm_model = "gpt-test";
   request.questions = "bank";
   request.max_steps = 40;
   return request;
 }
 
-TEST_CASE("the --llm flag picks the provider, the model and the API key variable") {
-  absl::StatusOr<LlmConfig> openai = MakeLlmConfig("openai:gpt-4o", "http://127.0.0.1:8000/v1", "");
-  REQUIRE(openai.ok());
-  CHECK(openai->provider() == "openai");
-  CHECK(openai->model() == "gpt-4o");
-  CHECK(openai->base_url() == "http://127.0.0.1:8000/v1");
-  CHECK(openai->api_key_env() == "OPENAI_API_KEY");
-
-  absl::StatusOr<LlmConfig> anthropic = MakeLlmConfig("anthropic:claude-x", "", "");
-  REQUIRE(anthropic.ok());
-  CHECK(anthropic->api_key_env() == "ANTHROPIC_API_KEY");
-
-  // Ollama model names hold a colon of their own.
-  absl::StatusOr<LlmConfig> ollama = MakeLlmConfig("openai:llama3:8b", "", "LOCAL_KEY");
-  REQUIRE(ollama.ok());
-  CHECK(ollama->model() == "llama3:8b");
-  CHECK(ollama->api_key_env() == "LOCAL_KEY");
+SessionRequest LlmOnly() {
+  SessionRequest request;
+  request.llm_provider = "openai";
+  return request;
 }
 
-TEST_CASE("a replay:FILE --llm sends an absolute path the server can open") {
-  absl::StatusOr<LlmConfig> replay = MakeLlmConfig("replay:traces/demo.jsonl", "", "");
-  REQUIRE(replay.ok());
-  CHECK(replay->provider() == "replay");
-  CHECK(replay->replay_trace() ==
-        (std::filesystem::current_path() / "traces/demo.jsonl").lexically_normal().string());
-  CHECK(replay->model().empty());
-  CHECK(replay->api_key_env().empty());
+const char* NoEnv(const std::string&) { return nullptr; }
+
+TEST_CASE("the --llm-endpoint flag picks the server's endpoint by name, the model is optional and no key travels") {
+  SessionRequest request = LlmOnly();
+  request.llm_endpoint = "team-openai";
+  absl::StatusOr<LlmChoice> choice = MakeLlmChoice(request, NoEnv);
+  REQUIRE(choice.ok());
+  CHECK(choice->config.endpoint() == "team-openai");
+  CHECK(choice->config.model().empty());
+  CHECK(choice->config.provider().empty());
+  CHECK(choice->api_key.empty());
+  request.llm_model = "gpt-4o";
+  CHECK(MakeLlmChoice(request, NoEnv)->config.model() == "gpt-4o");
 }
 
-TEST_CASE("a mistyped --llm is a usage error naming what is wrong") {
-  auto message = [](const std::string& llm, const std::string& url, const std::string& env) {
-    absl::StatusOr<LlmConfig> config = MakeLlmConfig(llm, url, env);
-    REQUIRE(config.status().code() == absl::StatusCode::kInvalidArgument);
-    return std::string(config.status().message());
+TEST_CASE("the --llm-url flag brings your own endpoint, its key is read on the client from --api-key-env or --api-key-file") {
+  testing::TempDir dir;
+  SessionRequest request = LlmOnly();
+  request.llm_url = "http://127.0.0.1:8000/v1";
+  request.llm_model = "llama3:8b";
+  request.api_key_env = "MY_KEY";
+  absl::StatusOr<LlmChoice> choice =
+      MakeLlmChoice(request, [](const std::string& name) { return name == "MY_KEY" ? "sk-mine" : nullptr; });
+  REQUIRE(choice.ok());
+  CHECK(choice->config.provider() == "openai");
+  CHECK(choice->config.base_url() == "http://127.0.0.1:8000/v1");
+  CHECK(choice->config.model() == "llama3:8b");
+  CHECK(choice->api_key == "sk-mine");
+  CHECK(choice->config.legacy_api_key_env().empty());  // the variable's name never travels
+
+  request.api_key_env.clear();
+  request.api_key_file = dir.File("key");
+  std::ofstream(request.api_key_file) << "sk-from-file\n";
+  request.llm_provider = "anthropic";
+  choice = MakeLlmChoice(request, NoEnv);
+  REQUIRE(choice.ok());
+  CHECK(choice->api_key == "sk-from-file");
+  CHECK(choice->config.provider() == "anthropic");
+}
+
+TEST_CASE("the --replay-trace flag names a server trace by plain name, --replay-file uploads one") {
+  testing::TempDir dir;
+  SessionRequest request = LlmOnly();
+  request.replay_trace = "demo.jsonl";
+  absl::StatusOr<LlmChoice> named = MakeLlmChoice(request, NoEnv);
+  REQUIRE(named.ok());
+  CHECK(named->config.provider() == "replay");
+  CHECK(named->config.replay_trace() == "demo.jsonl");
+  request.replay_trace.clear();
+  request.replay_file = dir.File("t.jsonl");
+  std::ofstream(request.replay_file) << "{\"kind\": \"model_message\"}\n";
+  absl::StatusOr<LlmChoice> uploaded = MakeLlmChoice(request, NoEnv);
+  REQUIRE(uploaded.ok());
+  CHECK(uploaded->config.replay_jsonl() == "{\"kind\": \"model_message\"}\n");
+  CHECK(uploaded->config.replay_trace().empty());
+}
+
+TEST_CASE("a wrong LLM choice is a usage error naming what is wrong") {
+  auto message = [](const std::function<void(SessionRequest*)>& edit) {
+    SessionRequest request = LlmOnly();
+    edit(&request);
+    absl::StatusOr<LlmChoice> choice = MakeLlmChoice(request, NoEnv);
+    REQUIRE(!choice.ok());
+    return std::string(choice.status().message());
   };
-  CHECK(message("", "", "") ==
-        "--llm is required; give openai:MODEL, anthropic:MODEL or "
-        "replay:TRACE.jsonl");
-  CHECK(absl::StartsWith(message("gpt-4o", "", ""), "--llm \"gpt-4o\" names no known provider"));
-  CHECK(absl::StartsWith(message("openai:", "", ""),
-                         "--llm \"openai:\" lacks the model after \"openai:\""));
-  CHECK(absl::StartsWith(message("replay:", "", ""), "--llm \"replay:\" lacks the trace file"));
-  CHECK(message("openai:m", "", "MY-KEY") ==
-        "--api-key-env \"MY-KEY\" is not an environment variable name");
-  CHECK(message("replay:t.jsonl", "http://x", "") ==
-        "--llm-url and --api-key-env do not apply to --llm replay:TRACE.jsonl");
+  CHECK(absl::StartsWith(message([](SessionRequest*) {}), "no LLM given; give one of --llm-endpoint NAME"));
+  CHECK(absl::StartsWith(message([](SessionRequest* r) {
+                           r->llm_endpoint = "a";
+                           r->llm_url = "http://x/v1";
+                         }),
+                         "more than one LLM given"));
+  CHECK_THAT(message([](SessionRequest* r) {
+               r->llm_endpoint = "a";
+               r->api_key_env = "K";
+             }),
+             Catch::Contains("are for an endpoint you bring"));
+  CHECK(message([](SessionRequest* r) {
+          r->llm_url = "http://x/v1";
+          r->llm_model = "m";
+          r->api_key_env = "MY-KEY";
+        }) == "--api-key-env \"MY-KEY\" is not an environment variable name");
+  CHECK(message([](SessionRequest* r) {
+          r->llm_url = "http://x/v1";
+          r->llm_model = "m";
+          r->api_key_env = "UNSET_HERE";
+        }) == "--api-key-env: environment variable UNSET_HERE is not set or empty here");
+  CHECK_THAT(message([](SessionRequest* r) { r->llm_url = "http://x/v1"; }), Catch::Contains("--llm-model is required"));
+  CHECK_THAT(message([](SessionRequest* r) { r->replay_trace = "/etc/shadow"; }),
+             Catch::Contains("is not a plain name"));
+  CHECK_THAT(message([](SessionRequest* r) { r->replay_file = "/nonexistent/t.jsonl"; }),
+             Catch::Contains("--replay-file /nonexistent/t.jsonl"));
 }
 
 TEST_CASE("a session spec carries the kernel file and every option") {

@@ -35,11 +35,12 @@ LocalStack::LocalStack() : db_(dir_.File("kseek.db")) {
   }
 }
 
-void LocalStack::StartServer(const std::vector<std::string>& extra_flags) {
+void LocalStack::StartServer(const std::vector<std::string>& extra_flags,
+                             const std::vector<std::pair<std::string, std::string>>& env) {
   std::string log = dir_.File(absl::StrCat("server-", ++server_starts_, ".log"));
   std::vector<std::string> argv = {BinDir() + "/kseek-server", "--listen", "127.0.0.1:0", "--db", db_};
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
-  auto server = ChildProcess::Start(argv, log);
+  auto server = ChildProcess::Start(argv, log, env);
   REQUIRE(server.ok());
   server_ = *std::move(server);
   std::regex listening("listening on (127\\.0\\.0\\.1:[0-9]+)");
@@ -70,11 +71,13 @@ ChildProcess* LocalStack::StartWorker(const std::string& name, const std::string
   return workers_.back().get();
 }
 
-SubprocessResult LocalStack::Kseek(const std::vector<std::string>& args, const std::string& token) {
+SubprocessResult LocalStack::Kseek(const std::vector<std::string>& args, const std::string& token,
+                                   const std::vector<std::pair<std::string, std::string>>& env) {
   SubprocessSpec spec;
   spec.argv = {BinDir() + "/kseek"};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   spec.extra_env = {{"KSEEK_SERVER", address_}, {"KSEEK_TOKEN", token.empty() ? user_token_ : token}};
+  spec.extra_env.insert(spec.extra_env.end(), env.begin(), env.end());
   spec.time_limit = absl::Seconds(180);
   auto result = RunSubprocess(spec);
   REQUIRE(result.ok());

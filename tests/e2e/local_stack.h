@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/subprocess.h"
@@ -23,14 +24,17 @@ class LocalStack {
   // Creates the database and a user and a worker token.
   LocalStack();
 
-  // Starts (or restarts) the server on a new port with extra flags.
-  void StartServer(const std::vector<std::string>& extra_flags = {});
+  // Starts (or restarts) the server on a new port with extra flags and
+  // environment variables.
+  void StartServer(const std::vector<std::string>& extra_flags = {},
+                   const std::vector<std::pair<std::string, std::string>>& env = {});
   void KillServer(int signal_number);
   // Starts a worker named `name`; `nvcc` replaces the real one when given.
   ChildProcess* StartWorker(const std::string& name, const std::string& nvcc = "");
 
-  // Runs the CLI against the server with the user token.
-  SubprocessResult Kseek(const std::vector<std::string>& args, const std::string& token = "");
+  // Runs the CLI against the server with the user token (and `env`).
+  SubprocessResult Kseek(const std::vector<std::string>& args, const std::string& token = "",
+                         const std::vector<std::pair<std::string, std::string>>& env = {});
 
   const std::string& address() const { return address_; }
   const std::string& user_token() const { return user_token_; }

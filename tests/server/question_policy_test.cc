@@ -55,7 +55,7 @@ TEST_CASE("a large gain over the previous best is a decision point", "[policy]")
   REQUIRE_FALSE(policy.OnToolOutcome("bench", ToolSignal::kBenched, 0.65).has_value());
 }
 
-TEST_CASE("n compile or verify failures in a row are a decision point; a success resets the streak", "[policy]") {
+TEST_CASE("n compile or verify failures in a row are a decision point, a success resets the streak", "[policy]") {
   QuestionPolicy policy(Options(3, 0.02, 3, 0.15));
   REQUIRE_FALSE(policy.OnToolOutcome("compile", ToolSignal::kCompileFailed, 0).has_value());
   REQUIRE_FALSE(policy.OnToolOutcome("verify", ToolSignal::kVerifyFailed, 0).has_value());

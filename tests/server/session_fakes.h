@@ -59,18 +59,18 @@ class ScriptedLlm final : public llm::LlmClient {
   bool released_ ABSL_GUARDED_BY(mu_) = false;
 };
 
-// Hands out clients that all forward to one ScriptedLlm, for a
+// Hands out clients that all forward to one LlmClient (a ScriptedLlm), for a
 // SessionManager's factory (it makes a client to check the config, then one
 // to run the session).
 class ForwardingLlm final : public llm::LlmClient {
  public:
-  explicit ForwardingLlm(ScriptedLlm* target) : target_(target) {}
+  explicit ForwardingLlm(llm::LlmClient* target) : target_(target) {}
   absl::StatusOr<llm::ChatResponse> Complete(const llm::ChatRequest& request) override {
     return target_->Complete(request);
   }
 
  private:
-  ScriptedLlm* target_;
+  llm::LlmClient* target_;
 };
 
 inline llm::ChatResponse Turn(std::string text, std::vector<llm::ToolCall> calls = {}) {

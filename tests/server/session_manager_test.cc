@@ -1,11 +1,16 @@
 #include "server/session_manager.h"
 
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 #include "absl/time/clock.h"
+#include "server/llm_endpoints.h"
 #include "server/question_bank.h"
+#include "tests/server/llm/fake_http_client.h"
 #include "tests/server/session_fakes.h"
 #include "tests/testing/temp_dir.h"
 
@@ -31,10 +36,17 @@ struct Fixture {
     bank.emplace(*QuestionBank::LoadDirectory(KSEEK_QUESTION_BANK_DIR));
     manager = MakeManager();
   }
-  std::unique_ptr<SessionManager> MakeManager() {
+  // With `endpoints`, the LLM configuration goes through the real rules
+  // (LlmEndpoints::MakeClient) and the scripted LLM answers.
+  std::unique_ptr<SessionManager> MakeManager(const LlmEndpoints* endpoints = nullptr) {
     return std::make_unique<SessionManager>(
         store.get(), &clock, &problems, &*bank, &jobs,
-        [this](const kernelseek::v1::LlmConfig&) -> absl::StatusOr<std::unique_ptr<llm::LlmClient>> {
+        [this, endpoints](kernelseek::v1::LlmConfig* config,
+                          const std::string& api_key) -> absl::StatusOr<std::unique_ptr<llm::LlmClient>> {
+          keys_seen.push_back(api_key);
+          if (endpoints != nullptr) {
+            if (auto made = endpoints->MakeClient(config, api_key); !made.ok()) return made.status();
+          }
           return std::unique_ptr<llm::LlmClient>(new ForwardingLlm(&llm));
         });
   }
@@ -78,6 +90,7 @@ struct Fixture {
   std::optional<QuestionBank> bank;
   ScriptedLlm llm;
   CannedJobRunner jobs;
+  std::vector<std::string> keys_seen;
   std::unique_ptr<SessionManager> manager;
 };
 
@@ -141,7 +154,7 @@ TEST_CASE("a session edits, measures, is refused below target, is asked a questi
   REQUIRE_THAT(requests[4].messages.back().content, Catch::Contains("Question:"));
 }
 
-TEST_CASE("a pending human message goes before any bank question; claimed limits are decision points", "[session]") {
+TEST_CASE("a pending human message goes before any bank question, claimed limits are decision points", "[session]") {
   Fixture f({Turn("This kernel is memory-bound, it cannot be faster.", {Call("c1", "read_file", R"({"path":"naive.cu"})")}),
              Turn("We are at peak bandwidth.", {Call("c2", "list_files")}),
              Turn("Thinking.", {Call("c3", "list_files")})});
@@ -173,7 +186,7 @@ TEST_CASE("a pending human message goes before any bank question; claimed limits
   REQUIRE(f.manager->GetSession(started->id())->questions_size() == 2);
 }
 
-TEST_CASE("self mode hands the agent the trigger's questions; off asks nothing", "[session]") {
+TEST_CASE("self mode hands the agent the trigger's questions, off asks nothing", "[session]") {
   for (auto mode : {kernelseek::v1::QUESTION_MODE_SELF, kernelseek::v1::QUESTION_MODE_OFF}) {
     Fixture f({Turn("It is at the hardware limit.", {Call("c1", "list_files")})});
     absl::StatusOr<kernelseek::v1::Session> started = f.manager->StartSession("alice", Fixture::Spec(mode, 1));
@@ -271,7 +284,8 @@ TEST_CASE("a restarted server resumes a running session from its last event", "[
 
   ScriptedLlm resumed({Turn("Resumed.", {Call("c2", "list_files")}), Turn("Still here.")});
   SessionManager second(f.store.get(), &f.clock, &f.problems, &*f.bank, &f.jobs,
-                        [&](const kernelseek::v1::LlmConfig&) -> absl::StatusOr<std::unique_ptr<llm::LlmClient>> {
+                        [&](kernelseek::v1::LlmConfig*,
+                            const std::string&) -> absl::StatusOr<std::unique_ptr<llm::LlmClient>> {
                           return std::unique_ptr<llm::LlmClient>(new ForwardingLlm(&resumed));
                         });
   REQUIRE(second.Recover().ok());
@@ -314,13 +328,12 @@ TEST_CASE("bad session specs are refused with the field and nothing is stored", 
   s.set_baseline("torch");
   REQUIRE_THAT(std::string(code(s).message()), Catch::Contains("torch"));
   s = spec();
-  s.mutable_llm()->set_provider("gpt");
-  REQUIRE_THAT(std::string(code(s).message()), Catch::Contains("gpt"));
-  s = spec();
-  s.mutable_llm()->set_api_key_env("KSEEK_TEST_SURELY_UNSET_KEY");
-  absl::Status unset = code(s);
-  REQUIRE(unset.code() == absl::StatusCode::kFailedPrecondition);
-  REQUIRE_THAT(std::string(unset.message()), Catch::Contains("KSEEK_TEST_SURELY_UNSET_KEY"));
+  // A source that is not UTF-8 is refused where it goes wrong (issue 12).
+  s.set_kernel_source(std::string("// ok\nint x\xff;\n"));
+  absl::Status not_utf8 = code(s);
+  REQUIRE(not_utf8.code() == absl::StatusCode::kInvalidArgument);
+  REQUIRE_THAT(std::string(not_utf8.message()),
+               Catch::Contains("not UTF-8") && Catch::Contains("byte 0xFF at byte offset 11 (line 2)"));
   s = spec();
   s.set_kernel_name("../k.cu");
   REQUIRE(code(s).code() == absl::StatusCode::kInvalidArgument);
@@ -370,6 +383,222 @@ TEST_CASE("the store's session schema: migration 3, per-session seqs, pending me
   store.reset();
   store = *Store::Open(dir.File("kseek.db"));
   REQUIRE(store->ListSessionEvents(a, 0, 10)->size() == 3);
+}
+
+// An LLM call that hangs until the call's CancelToken fires (as an endpoint
+// that never answers does, with libcurl aborting on the token).
+class HangingLlm final : public llm::LlmClient {
+ public:
+  absl::StatusOr<llm::ChatResponse> Complete(const llm::ChatRequest& request) override {
+    ++calls_;
+    REQUIRE(request.cancel != nullptr);
+    if (request.cancel->SleepFor(absl::Minutes(15))) return absl::DeadlineExceededError("15 minutes passed");
+    return absl::CancelledError("cancelled");
+  }
+  int calls() const { return calls_.load(); }
+
+ private:
+  std::atomic<int> calls_ = 0;
+};
+
+struct HangingFixture : Fixture {
+  HangingFixture() : Fixture({}) {
+    manager = std::make_unique<SessionManager>(
+        store.get(), &clock, &problems, &*bank, &jobs,
+        [this](kernelseek::v1::LlmConfig*, const std::string&) -> absl::StatusOr<std::unique_ptr<llm::LlmClient>> {
+          return std::unique_ptr<llm::LlmClient>(new ForwardingLlm(&hanging));
+        });
+  }
+  void AwaitCall() {
+    for (int i = 0; i < 400 && hanging.calls() == 0; ++i) absl::SleepFor(absl::Milliseconds(10));
+    REQUIRE(hanging.calls() == 1);
+  }
+  HangingLlm hanging;
+};
+
+double SecondsOf(const std::function<void()>& f) {
+  const auto start = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+TEST_CASE("Shutdown aborts a hanging LLM call at once, records it, and the session stays resumable", "[session]") {
+  HangingFixture f;
+  absl::StatusOr<kernelseek::v1::Session> started =
+      f.manager->StartSession("alice", Fixture::Spec(kernelseek::v1::QUESTION_MODE_BANK, 5));
+  REQUIRE(started.ok());
+  f.AwaitCall();
+  CHECK(SecondsOf([&] { f.manager->Shutdown(); }) < 2.0);
+  std::vector<SessionEvent> aborted = f.EventsOf(started->id(), "llm_call_aborted");
+  REQUIRE(aborted.size() == 1);
+  CHECK_THAT(aborted[0].payload_json(), Catch::Contains("shutting down"));
+  CHECK(f.manager->GetSession(started->id())->session().state() == kernelseek::v1::SESSION_STATE_RUNNING);
+}
+
+TEST_CASE("stopping a session aborts its hanging LLM call, so a later shutdown does not wait for it", "[session]") {
+  // The probe: SIGTERM waited 908 s for the LLM call of a session already stopped.
+  HangingFixture f;
+  absl::StatusOr<kernelseek::v1::Session> started =
+      f.manager->StartSession("alice", Fixture::Spec(kernelseek::v1::QUESTION_MODE_BANK, 5));
+  REQUIRE(started.ok());
+  f.AwaitCall();
+  REQUIRE(f.manager->StopSession("bob", started->id()).ok());
+  CHECK(SecondsOf([&] { f.manager->Shutdown(); }) < 2.0);
+  CHECK(f.EventsOf(started->id(), "llm_call_aborted").empty());  // nothing after the stop
+  CHECK(f.manager->GetSession(started->id())->session().state() == kernelseek::v1::SESSION_STATE_STOPPED);
+}
+
+// What a Store writes: the database and its WAL, as bytes.
+std::string DatabaseBytes(const kseek::testing::TempDir& dir) {
+  std::string all;
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    std::ifstream in(dir.File(std::string("kseek.db") + suffix), std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    all += text.str();
+  }
+  return all;
+}
+
+constexpr char kUserKey[] = "sk-user-brought-4f9c1e";
+
+absl::StatusOr<LlmEndpoints> TestEndpoints(llm::HttpClient* http, const Clock* clock) {
+  return LlmEndpoints::FromText(
+      R"(endpoint { name: "team" provider: "openai" base_url: "https://llm.internal/v1"
+                   api_key_env: "TEAM_KEY" models: "m1" models: "m2" }
+         user_endpoint_url_prefix: "http://127.0.0.1:")",
+      "endpoints.textproto", "", {}, http, clock,
+      [](const std::string& name) -> const char* { return name == "TEAM_KEY" ? "sk-admin-team" : nullptr; });
+}
+
+TEST_CASE("a user-brought key reaches the LLM client, is never stored, and after a restart the session ends saying "
+          "so", "[session]") {
+  Fixture f({Turn("Reading.", {Call("c1", "read_file", R"({"path":"naive.cu"})")})});
+  llm::FakeHttpClient http;
+  absl::StatusOr<LlmEndpoints> endpoints = TestEndpoints(&http, &f.clock);
+  REQUIRE(endpoints.ok());
+  f.manager = f.MakeManager(&*endpoints);
+  f.llm.GateCall(2);
+  absl::StatusOr<kernelseek::v1::Session> started =
+      f.manager->StartSession("alice", Fixture::Spec(kernelseek::v1::QUESTION_MODE_BANK, 5), kUserKey);
+  INFO(started.status());
+  REQUIRE(started.ok());
+  REQUIRE(f.keys_seen.size() == 2);  // the probe before storing, the loop's client
+  CHECK(f.keys_seen[1] == kUserKey);
+  for (int i = 0; i < 200 && f.llm.calls() < 2; ++i) absl::SleepFor(absl::Milliseconds(25));
+  std::thread shutdown([&] { f.manager->Shutdown(); });
+  absl::SleepFor(absl::Milliseconds(100));
+  f.llm.Release();
+  shutdown.join();
+
+  kernelseek::v1::Session stored = f.store->GetSession(std::stoll(started->id()))->value_or(kernelseek::v1::Session());
+  CHECK(stored.spec().llm().key_from_client());
+  CHECK(DatabaseBytes(f.dir).find(kUserKey) == std::string::npos);
+  for (const SessionEvent& e : f.Events(started->id())) CHECK(e.payload_json().find(kUserKey) == std::string::npos);
+
+  std::unique_ptr<SessionManager> restarted = f.MakeManager(&*endpoints);
+  REQUIRE(restarted->Recover().ok());
+  kernelseek::v1::Session after = restarted->GetSession(started->id())->session();
+  CHECK(after.state() == kernelseek::v1::SESSION_STATE_FAILED);
+  CHECK_THAT(after.status(), Catch::Contains("could not resume after a restart") &&
+                                 Catch::Contains("came from the client") &&
+                                 Catch::Contains("start a new session with the key"));
+  CHECK(f.keys_seen.back().empty());
+}
+
+TEST_CASE("a session stored with the old LlmConfig (a server variable's name) loads and is ended, not resumed",
+          "[session]") {
+  Fixture f({});
+  llm::FakeHttpClient http;
+  absl::StatusOr<LlmEndpoints> endpoints = TestEndpoints(&http, &f.clock);
+  REQUIRE(endpoints.ok());
+  // As a server before issue 12 stored it: field 4 held the variable's name.
+  kernelseek::v1::Session old;
+  old.set_user("alice");
+  *old.mutable_spec() = Fixture::Spec(kernelseek::v1::QUESTION_MODE_BANK, 5);
+  old.mutable_spec()->mutable_llm()->set_base_url("https://api.openai.com/v1");
+  old.mutable_spec()->mutable_llm()->set_legacy_api_key_env("OPENAI_API_KEY");
+  old.set_state(kernelseek::v1::SESSION_STATE_RUNNING);
+  absl::StatusOr<int64_t> id = f.store->InsertSession(old);
+  REQUIRE(id.ok());
+  SessionEvent prompt;
+  prompt.set_kind("prompt");
+  prompt.set_author("harness");
+  prompt.set_payload_json(AgentLoop::Prompt(old.spec()).dump());
+  REQUIRE(f.store->AppendSessionEvent(*id, prompt).ok());
+
+  f.manager = f.MakeManager(&*endpoints);
+  REQUIRE(f.manager->Recover().ok());
+  absl::StatusOr<kernelseek::v1::SessionDetails> details = f.manager->GetSession(std::to_string(*id));
+  REQUIRE(details.ok());
+  CHECK(details->session().state() == kernelseek::v1::SESSION_STATE_FAILED);
+  CHECK_THAT(details->session().status(),
+             Catch::Contains("OPENAI_API_KEY") && Catch::Contains("no longer possible"));
+  CHECK(details->session().spec().llm().legacy_api_key_env() == "OPENAI_API_KEY");
+  CHECK(f.llm.calls() == 0);
+}
+
+TEST_CASE("StartSession refuses what a hostile user sends for the LLM, and stores nothing", "[session]") {
+  Fixture f({});
+  llm::FakeHttpClient http;
+  absl::StatusOr<LlmEndpoints> endpoints = TestEndpoints(&http, &f.clock);
+  REQUIRE(endpoints.ok());
+  f.manager = f.MakeManager(&*endpoints);
+  auto start = [&](const std::function<void(kernelseek::v1::LlmConfig*)>& edit, const std::string& key = "") {
+    kernelseek::v1::SessionSpec spec = Fixture::Spec(kernelseek::v1::QUESTION_MODE_BANK, 5);
+    edit(spec.mutable_llm());
+    return f.manager->StartSession("mallory", spec, key).status();
+  };
+  // Probe: --api-key-env SOME_SERVER_VARIABLE --llm-url http://attacker/...
+  absl::Status variable = start([](auto* llm) { llm->set_legacy_api_key_env("PATH"); });
+  CHECK(variable.code() == absl::StatusCode::kInvalidArgument);
+  absl::Status attacker = start([](auto* llm) { llm->set_base_url("http://attacker.example/v1"); }, "k");
+  CHECK(attacker.code() == absl::StatusCode::kPermissionDenied);
+  CHECK_THAT(std::string(attacker.message()), Catch::Contains("http://127.0.0.1:"));
+  // Probe: --llm replay:/etc/shadow and /dev/zero.
+  for (const char* path : {"/etc/shadow", "../../etc/shadow", "/dev/zero", ".hidden"}) {
+    INFO(path);
+    absl::Status replay = start([&](auto* llm) {
+      llm->Clear();
+      llm->set_provider("replay");
+      llm->set_replay_trace(path);
+    });
+    CHECK(replay.code() == absl::StatusCode::kInvalidArgument);
+  }
+  absl::Status huge = start([](auto* llm) {
+    llm->Clear();
+    llm->set_provider("replay");
+    llm->set_replay_jsonl(std::string(kMaxReplayTraceBytes + 1, '\n'));
+  });
+  CHECK(huge.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(start([](auto* llm) { llm->set_base_url("http://127.0.0.1:9/v1"); }, "sk\r\nX-Injected: 1").code() ==
+        absl::StatusCode::kInvalidArgument);
+  absl::Status unknown = start([](auto* llm) {
+    llm->Clear();
+    llm->set_endpoint("other");
+  });
+  CHECK(unknown.code() == absl::StatusCode::kInvalidArgument);
+  CHECK_THAT(std::string(unknown.message()), Catch::Contains("team"));
+  CHECK(start([](auto* llm) {
+          llm->Clear();
+          llm->set_endpoint("team");
+          llm->set_model("m9");
+        }).code() == absl::StatusCode::kInvalidArgument);
+  CHECK(f.manager->ListSessions(10)->empty());
+
+  // What is allowed: the admin's endpoint by name (default model), and the
+  // user's own under an allowed prefix with its key.
+  REQUIRE(start([](auto* llm) {
+            llm->Clear();
+            llm->set_endpoint("team");
+          }).ok());
+  REQUIRE(start([](auto* llm) { llm->set_base_url("http://127.0.0.1:9/v1"); }, kUserKey).ok());
+  std::vector<kernelseek::v1::Session> sessions = *f.manager->ListSessions(10);
+  REQUIRE(sessions.size() == 2);
+  CHECK(sessions[1].spec().llm().model() == "m1");
+  CHECK(!sessions[1].spec().llm().key_from_client());
+  CHECK(sessions[0].spec().llm().key_from_client());
+  f.manager->Shutdown();
 }
 
 }  // namespace

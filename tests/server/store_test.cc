@@ -1,6 +1,13 @@
 #include "server/store.h"
 
+#include <grp.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 
 #include "server/sqlite.h"
 #include "tests/testing/temp_dir.h"
@@ -121,6 +128,127 @@ TEST_CASE("tokens are found by hash with their kind") {
   REQUIRE_FALSE(store->FindToken("other").value().has_value());
   // The same hash twice is a constraint violation, not a silent overwrite.
   REQUIRE_FALSE(store->AddToken(TokenKind::kUser, "x", "abc123", absl::Now()).ok());
+}
+
+}  // namespace
+}  // namespace kseek
+
+namespace kseek {
+namespace {
+
+// Runs Store::Open(path) as an unprivileged user when the test runs as root
+// (root writes read-only files, so permissions would test nothing), in a
+// child process. Returns "" when it opened, else the error message.
+std::string OpenAsUser(const std::string& path) {
+  int pipe_fds[2];
+  REQUIRE(pipe(pipe_fds) == 0);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    close(pipe_fds[0]);
+    if (geteuid() == 0 && (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0)) _exit(3);
+    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
+    const std::string message = store.ok() ? "" : std::string(store.status().message());
+    [[maybe_unused]] ssize_t n = write(pipe_fds[1], message.data(), message.size());
+    _exit(store.ok() ? 0 : 1);
+  }
+  close(pipe_fds[1]);
+  std::string message;
+  char buffer[4096];
+  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) message.append(buffer, static_cast<size_t>(n));
+  close(pipe_fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) != 3);
+  CHECK((WEXITSTATUS(status) == 0) == message.empty());
+  return message;
+}
+
+// A migrated database in a folder the unprivileged user of OpenAsUser owns.
+struct OwnedDatabase {
+  OwnedDatabase() : path(dir.File("kseek.db")) {
+    REQUIRE(Store::Open(path).ok());
+    for (const std::string& p : {dir.path(), path, path + "-wal", path + "-shm"}) {
+      if (geteuid() == 0) chown(p.c_str(), 65534, 65534);
+    }
+  }
+  testing::TempDir dir;
+  std::string path;
+};
+
+int ModeOf(const std::string& path) {
+  struct stat info {};
+  REQUIRE(stat(path.c_str(), &info) == 0);
+  return static_cast<int>(info.st_mode & 0777);
+}
+
+TEST_CASE("a new database and its -wal and -shm are created 0600", "[store]") {
+  testing::TempDir dir;
+  const mode_t old_umask = umask(022);
+  {
+    auto store = Store::Open(dir.File("kseek.db"));
+    REQUIRE(store.ok());
+    CHECK(ModeOf(dir.File("kseek.db")) == 0600);
+    CHECK(ModeOf(dir.File("kseek.db-wal")) == 0600);
+    CHECK(ModeOf(dir.File("kseek.db-shm")) == 0600);
+  }
+  umask(old_umask);
+}
+
+TEST_CASE("a read-only database file is refused at open, not at the first write", "[store]") {
+  OwnedDatabase db;
+  REQUIRE(OpenAsUser(db.path).empty());
+  chmod(db.path.c_str(), 0400);
+  const std::string error = OpenAsUser(db.path);
+  CHECK_THAT(error, Catch::Contains(db.path) && Catch::Contains("read-only"));
+}
+
+TEST_CASE("a database in a folder that cannot be written is refused at open", "[store]") {
+  OwnedDatabase db;
+  // Closed cleanly, so -wal and -shm are gone and must be created anew.
+  std::filesystem::remove(db.path + "-wal");
+  std::filesystem::remove(db.path + "-shm");
+  chmod(db.dir.path().c_str(), 0500);
+  const std::string error = OpenAsUser(db.path);
+  chmod(db.dir.path().c_str(), 0700);
+  CHECK_THAT(error, Catch::Contains(db.path) && Catch::Contains("folder must be writable"));
+}
+
+TEST_CASE("a corrupted database is refused at open with what SQLite found", "[store]") {
+  testing::TempDir dir;
+  const std::string path = dir.File("kseek.db");
+  {
+    auto store = Store::Open(path);
+    REQUIRE(store.ok());
+    for (int i = 0; i < 200; ++i) REQUIRE((*store)->InsertJob(NewJob("alice")).ok());
+  }
+  {
+    // Checkpoint the WAL into the file, so that the pages overwritten below are
+    // the only copy.
+    auto raw = Database::Open(path);
+    REQUIRE(raw.ok());
+    REQUIRE((*raw)->Exec("PRAGMA wal_checkpoint(TRUNCATE)").ok());
+  }
+  SECTION("garbage in the pages after the first") {
+    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+    const std::string garbage(4096 * 3, '\x5a');
+    file.seekp(4096 * 2);
+    file.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+    file.close();
+    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
+    REQUIRE(store.status().code() == absl::StatusCode::kFailedPrecondition);
+    CHECK_THAT(std::string(store.status().message()),
+               Catch::Contains(path) && (Catch::Contains("damaged") || Catch::Contains("malformed")));
+  }
+  SECTION("garbage over the header") {
+    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+    file.write("this is not sqlite", 18);
+    file.close();
+    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
+    REQUIRE(store.status().code() == absl::StatusCode::kFailedPrecondition);
+    CHECK_THAT(std::string(store.status().message()), Catch::Contains(path) && Catch::Contains("not a database"));
+  }
 }
 
 }  // namespace

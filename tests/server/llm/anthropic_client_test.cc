@@ -20,20 +20,18 @@ ChatRequest RequestOf(std::vector<ChatMessage> messages, std::vector<ToolDefinit
   return request;
 }
 
-constexpr char kKeyEnv[] = "KSEEK_TEST_ANTHROPIC_KEY";
 constexpr char kKey[] = "sk-ant-test-0123456789abcdef";
 
 LlmEndpointConfig Config() {
   LlmEndpointConfig config;
   config.base_url = "https://llm.example/v1";
   config.model = "claude-test";
-  config.api_key_env = kKeyEnv;
+  config.api_key = kKey;
   config.default_max_output_tokens = 4096;
   return config;
 }
 
 TEST_CASE("AnthropicClient sends the Messages request shape with tools and tool results") {
-  setenv(kKeyEnv, kKey, 1);
   FakeHttpClient http;
   FakeClock clock;
   http.RespondJson(
@@ -81,7 +79,6 @@ TEST_CASE("AnthropicClient sends the Messages request shape with tools and tool 
 }
 
 TEST_CASE("AnthropicClient parses text and tool_use blocks, usage and the stop reason") {
-  setenv(kKeyEnv, kKey, 1);
   FakeHttpClient http;
   FakeClock clock;
   http.Respond(200, R"({"id": "msg_1", "type": "message", "role": "assistant",
@@ -104,7 +101,6 @@ TEST_CASE("AnthropicClient parses text and tool_use blocks, usage and the stop r
 }
 
 TEST_CASE("AnthropicClient maps an error body to a status with the API's message") {
-  setenv(kKeyEnv, kKey, 1);
   FakeHttpClient http;
   FakeClock clock;
   http.Respond(400, R"({"type": "error", "error": {"type": "invalid_request_error",
@@ -113,13 +109,12 @@ TEST_CASE("AnthropicClient maps an error body to a status with the API's message
   absl::Status status = client.Complete(RequestOf({UserMessage("go")})).status();
   CHECK(status.code() == absl::StatusCode::kInvalidArgument);
   CHECK(status.message() ==
-        "POST https://llm.example/v1/messages: HTTP 400: messages.1: tool_use ids were found "
+        "POST to https://llm.example/v1/messages: HTTP 400: messages.1: tool_use ids were found "
         "without tool_result blocks");
   CHECK(http.requests().size() == 1);  // a rejected request is not retried
 }
 
 TEST_CASE("AnthropicClient refuses tool-call arguments it cannot send as an object") {
-  setenv(kKeyEnv, kKey, 1);
   FakeHttpClient http;
   FakeClock clock;
   AnthropicClient client(Config(), &http, &clock);

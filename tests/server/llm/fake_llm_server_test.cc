@@ -34,7 +34,6 @@ ChatRequest RequestOf(std::vector<ChatMessage> messages, std::vector<ToolDefinit
   return request;
 }
 
-constexpr char kKeyEnv[] = "KSEEK_TEST_FAKE_SERVER_KEY";
 constexpr char kKey[] = "sk-fake-server-key-777";
 
 enum class Format { kOpenAi, kAnthropic };
@@ -76,10 +75,9 @@ class ScriptedServer {
 
 struct Endpoint {
   Endpoint(Format format, const std::string& base_url) : format(format) {
-    setenv(kKeyEnv, kKey, 1);
     config.base_url = base_url;
     config.model = "fake-model";
-    config.api_key_env = kKeyEnv;
+    config.api_key = kKey;
     config.initial_backoff = absl::Milliseconds(1);
   }
   absl::StatusOr<ChatResponse> Complete(const ChatRequest& request) {

@@ -1,7 +1,9 @@
 #include "server/llm/json_endpoint.h"
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -22,7 +24,6 @@ ChatRequest RequestOf(std::vector<ChatMessage> messages, std::vector<ToolDefinit
   return request;
 }
 
-constexpr char kKeyEnv[] = "KSEEK_TEST_ENDPOINT_KEY";
 constexpr char kKey[] = "sk-secret-endpoint-key-42";
 
 const json kOkReply = {{"choices", {{{"message", {{"content", "done"}}}}}}};
@@ -30,10 +31,9 @@ const json kOkReply = {{"choices", {{{"message", {{"content", "done"}}}}}}};
 // Drives retries through OpenAiClient, recording the waits instead of sleeping.
 struct RetryFixture {
   RetryFixture() {
-    setenv(kKeyEnv, kKey, 1);
     config.base_url = "https://llm.example/v1";
     config.model = "m";
-    config.api_key_env = kKeyEnv;
+    config.api_key = kKey;
     config.max_attempts = 4;
     config.initial_backoff = absl::Seconds(1);
     config.max_backoff = absl::Seconds(3);
@@ -72,8 +72,8 @@ TEST_CASE("gives up with UNAVAILABLE after the last attempt, naming the last err
   absl::Status status = f.Complete().status();
   CHECK(status.code() == absl::StatusCode::kUnavailable);
   CHECK(status.message() ==
-        "POST https://llm.example/v1/chat/completions failed after 4 attempts; last error: "
-        "POST https://llm.example/v1/chat/completions: HTTP 503: overloaded");
+        "POST to https://llm.example/v1/chat/completions failed after 4 attempts; last error: "
+        "POST to https://llm.example/v1/chat/completions: HTTP 503: overloaded");
   CHECK(f.http.requests().size() == 4);
   CHECK(f.sleeps ==
         std::vector<absl::Duration>{absl::Seconds(1), absl::Seconds(2), absl::Seconds(3)});
@@ -157,6 +157,82 @@ TEST_CASE("ParseRetryAfter reads delay-seconds and HTTP dates") {
   CHECK(ParseRetryAfter("Wed, 21 Oct 2015 07:28:30 GMT", now) == absl::Seconds(30));
   CHECK(ParseRetryAfter("Wed, 21 Oct 2015 07:27:00 GMT", now) == absl::ZeroDuration());
   CHECK_FALSE(ParseRetryAfter("soon", now).has_value());
+}
+
+// The admin's endpoints: their error text may name internal hosts or echo
+// the key, so users get the status and "see the server log" and the text
+// goes to the log (key redacted).
+struct AdminEndpointFixture : RetryFixture {
+  AdminEndpointFixture() {
+    config.display_name = "LLM endpoint \"team\"";
+    config.show_endpoint_errors = false;
+    config.log = [this](const std::string& line) { logged.push_back(line); };
+  }
+  std::vector<std::string> logged;
+};
+
+TEST_CASE("an admin endpoint's HTTP error shows the status and the endpoint's name, never its text") {
+  AdminEndpointFixture f;
+  f.http.RespondJson(401, {{"error", {{"message", std::string("Incorrect API key provided: ") + kKey}}}});
+  absl::Status status = f.Complete().status();
+  CHECK(status.code() == absl::StatusCode::kUnauthenticated);
+  CHECK(status.message() == "POST to LLM endpoint \"team\": HTTP 401; see the server log");
+  REQUIRE(f.logged.size() == 1);
+  CHECK(f.logged[0].find("Incorrect API key provided: [redacted API key]") != std::string::npos);
+  CHECK(f.logged[0].find(kKey) == std::string::npos);
+}
+
+TEST_CASE("an admin endpoint's transport error and non-JSON reply are not quoted to the user") {
+  AdminEndpointFixture f;
+  f.config.max_attempts = 1;
+  f.http.Fail(absl::UnavailableError("POST http://10.1.2.3:8000/v1: Failed to connect to 10.1.2.3 port 8000"));
+  absl::Status down = f.Complete().status();
+  CHECK(down.code() == absl::StatusCode::kUnavailable);
+  CHECK(down.message().find("10.1.2.3") == absl::string_view::npos);
+  CHECK(down.message().find("see the server log") != absl::string_view::npos);
+
+  f.http.Respond(200, "<html>internal admin console: build 7f3a</html>");
+  absl::Status html = f.Complete().status();
+  CHECK(html.code() == absl::StatusCode::kFailedPrecondition);
+  CHECK(html.message().find("internal admin console") == absl::string_view::npos);
+  CHECK(html.message().find("see the server log") != absl::string_view::npos);
+
+  f.http.Respond(200, R"({"secret_field": "internal-build-7f3a"})");
+  absl::Status shape = f.Complete().status();
+  CHECK(shape.code() == absl::StatusCode::kFailedPrecondition);
+  CHECK(shape.message().find("7f3a") == absl::string_view::npos);
+  CHECK(f.logged.size() == 3);
+}
+
+TEST_CASE("a fired CancelToken stops a call before it is sent and cuts a retry backoff short") {
+  RetryFixture f;
+  CancelToken cancelled;
+  cancelled.Cancel();
+  ChatRequest request = RequestOf({UserMessage("go")});
+  request.cancel = &cancelled;
+  OpenAiClient sleeping(f.config, &f.http, &f.clock);
+  CHECK(sleeping.Complete(request).status().code() == absl::StatusCode::kCancelled);
+  CHECK(f.http.requests().empty());
+
+  // A 503 asks for a retry after 60 s; the real (not injected) backoff waits
+  // on the token, so cancelling it ends the call at once.
+  f.config.initial_backoff = absl::Seconds(60);
+  f.config.max_backoff = absl::Seconds(60);
+  f.http.RespondJson(503, {{"error", {{"message", "overloaded"}}}});
+  OpenAiClient client(f.config, &f.http, &f.clock);
+  CancelToken token;
+  request.cancel = &token;
+  std::thread canceller([&token] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    token.Cancel();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  absl::Status status = client.Complete(request).status();
+  const auto waited = std::chrono::steady_clock::now() - start;
+  canceller.join();
+  CHECK(status.code() == absl::StatusCode::kCancelled);
+  CHECK(waited < std::chrono::seconds(5));
+  CHECK(f.http.requests().size() == 1);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "server/llm/replay_client.h"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -82,8 +84,34 @@ TEST_CASE("ReplayLlmClient rejects a broken trace with the line number") {
 
   status = ReplayLlmClient::FromJsonl(R"({"kind": "tool_result"})", "t.jsonl").status();
   CHECK(status.code() == absl::StatusCode::kInvalidArgument);
-  CHECK(ReplayLlmClient::FromFile("/nonexistent/trace.jsonl").status().code() ==
+  CHECK(ReplayLlmClient::FromFile("/nonexistent/trace.jsonl", "trace.jsonl", 1 << 20).status().code() ==
         absl::StatusCode::kNotFound);
+}
+
+TEST_CASE("FromFile reads only regular files within the size cap") {
+  // /dev/zero once grew the server to 1 GB in one request.
+  absl::Status device = ReplayLlmClient::FromFile("/dev/zero", "zero", 1 << 20).status();
+  CHECK(device.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(device.message() == "replay trace zero is not a regular file");
+
+  char pattern[] = "/tmp/kseek-replay-XXXXXX";
+  const int fd = mkstemp(pattern);
+  REQUIRE(fd >= 0);
+  const std::string line =
+      json{{"kind", kModelTurnEventKind}, {"payload", ChatResponseToJson(TurnFinishing())}}.dump() + "\n";
+  REQUIRE(write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()));
+  close(fd);
+  CHECK(ReplayLlmClient::FromFile(pattern, "t.jsonl", line.size()).ok());
+  absl::Status big = ReplayLlmClient::FromFile(pattern, "t.jsonl", line.size() - 1).status();
+  CHECK(big.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(big.message().find("the limit is") != absl::string_view::npos);
+
+  // A link is not followed (it could point anywhere).
+  const std::string link = std::string(pattern) + ".link";
+  REQUIRE(symlink(pattern, link.c_str()) == 0);
+  CHECK(!ReplayLlmClient::FromFile(link, "link.jsonl", 1 << 20).ok());
+  unlink(link.c_str());
+  unlink(pattern);
 }
 
 }  // namespace
