@@ -30,6 +30,7 @@ absl::StatusOr<std::string> PrepareWheelSite(const WheelSiteConfig& config) {
   }
   // One folder per set of wheels, so a changed set never mixes with the old.
   const std::string site = absl::StrFormat("%s/site-%016x", config.cache_dir, std::hash<std::string>{}(stamp));
+  // The baseline programs look for this name to read the folder's .pth files.
   const std::string stamp_path = site + "/.kseek-wheels";
   {
     std::ifstream in(stamp_path);

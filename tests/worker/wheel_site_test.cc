@@ -72,6 +72,38 @@ TEST_CASE("a wheel folder becomes importable through the site folder, installed 
   CHECK(RunWith(*second, "import kseek_demo, kseek_other; print(kseek_other.answer())") == "7\n");
 }
 
+TEST_CASE("the baseline program reads the site folder's .pth files, as nvidia-cutlass-dsl needs") {
+  if (!HavePip()) {
+    WARN("skipped: python3 has no pip to install wheels with");
+    return;
+  }
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir.File("wheels"));
+  // Like nvidia-cutlass-dsl: the package sits in a subfolder that only a
+  // .pth line (executed code) puts on sys.path.
+  SubprocessSpec make;
+  make.argv = {"python3", "-c",
+               "import sys, zipfile\n"
+               "with zipfile.ZipFile(sys.argv[1] + '/kseek_pth-1.0-py3-none-any.whl', 'w') as z:\n"
+               "    z.writestr('kseek_pth_outer/__init__.py', '')\n"
+               "    z.writestr('kseek_pth_outer/inner/kseek_hidden/__init__.py', 'VALUE = 5\\n')\n"
+               "    z.writestr('kseek_pth.pth', \"import sys, os, kseek_pth_outer; "
+               "sys.path.insert(0, os.path.join(kseek_pth_outer.__path__[0], 'inner'))\\n\")\n"
+               "    z.writestr('kseek_pth-1.0.dist-info/METADATA', 'Metadata-Version: 2.1\\nName: kseek_pth\\nVersion: 1.0\\n')\n"
+               "    z.writestr('kseek_pth-1.0.dist-info/WHEEL', 'Wheel-Version: 1.0\\nGenerator: test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n')\n"
+               "    z.writestr('kseek_pth-1.0.dist-info/RECORD', '')\n",
+               dir.File("wheels")};
+  REQUIRE(RunSubprocess(make)->Succeeded());
+  absl::StatusOr<std::string> site =
+      PrepareWheelSite({.python = "python3", .wheels_dir = dir.File("wheels"), .cache_dir = dir.File("cache")});
+  REQUIRE(site.ok());
+  CHECK_THAT(RunWith(*site, "import kseek_hidden"), Catch::Contains("No module named 'kseek_hidden'"));
+  const std::string baselines = KSEEK_SOURCE_DIR "/worker/baselines";
+  CHECK(RunWith(*site + ":" + baselines,
+                "import attention_fwd_baseline as b; b.add_wheel_sites(); import kseek_hidden; print(kseek_hidden.VALUE)") ==
+        "5\n");
+}
+
 TEST_CASE("a wheel folder that is missing, empty or holds a broken wheel is an error saying so") {
   testing::TempDir dir;
   WheelSiteConfig config{.python = "python3", .wheels_dir = dir.File("nowhere"), .cache_dir = dir.File("cache")};

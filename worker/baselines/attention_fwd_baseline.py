@@ -44,6 +44,8 @@ with ok=false and the reason, never silently skipped.
 import importlib.metadata
 import json
 import math
+import os
+import site
 import statistics
 import sys
 import time
@@ -53,6 +55,16 @@ BACKENDS = ("cudnn", "fa2", "fa3", "fa4")
 
 class NoKernel(Exception):
     """The backend's build offers no kernel for this scenario (e.g. fa3-fwd and fp16)."""
+
+
+def add_wheel_sites():
+    """Reads the .pth files of the worker's wheel site folders on PYTHONPATH
+    (those with the stamp worker/wheel_site.cc writes), as Python does only
+    for its own site folders: nvidia-cutlass-dsl, which flash-attn-4 needs,
+    puts its `cutlass` package on sys.path through one."""
+    for folder in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+        if folder and os.path.exists(os.path.join(folder, ".kseek-wheels")):
+            site.addsitedir(folder)
 
 
 def log(msg):
@@ -188,6 +200,7 @@ def main():
     mode.add_argument("--request", help="JSON request file (see the module docstring)")
     mode.add_argument("--probe", action="store_true", help="print which backends import here")
     args = parser.parse_args()
+    add_wheel_sites()
     if args.probe:
         probe()
         return
