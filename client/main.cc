@@ -266,7 +266,9 @@ int RunScenarioJob(kernelseek::v1::JobKind kind, const std::vector<std::string>&
                      : "all, a set name such as perf, or ID,ID,...");
   if (bench) {
     flags.String("baseline", &request.baseline,
-                 absl::StrCat("what to compare with: ", absl::StrJoin(kBaselineNames, ", ")));
+                 absl::StrCat("what to compare with: ", absl::StrJoin(kBaselineNames, ", "),
+                              ", or several comma-separated (fa3,cudnn), each timed in turn with the "
+                              "candidate; the first is the one the speedup is against"));
     flags.Double("max-seconds", &request.max_seconds_per_scenario,
                  "timing budget per scenario in seconds (0: the worker's default)");
     flags.Bool("reuse-baseline", &request.reuse_baseline,

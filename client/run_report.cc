@@ -1,6 +1,7 @@
 #include "client/run_report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -34,18 +35,53 @@ std::string ErrorAgainstBar(const ScenarioResult& s) {
   return absl::StrFormat("%.1e %s %.1e", s.max_abs_error(), within ? "≤" : ">", s.error_bar());
 }
 
-std::string Note(const ScenarioResult& s) {
+// A bench with several baselines shows a TFLOP/s and a speedup column for
+// each; one baseline (or a worker that sent no list) keeps the one pair.
+bool SeveralBaselines(const RunResult& run) { return run.baselines_size() > 1; }
+
+std::string Note(const RunResult& run, const ScenarioResult& s) {
   std::vector<std::string> parts;
   if (!s.passed()) parts.push_back(s.reason().empty() ? "no reason given" : s.reason());
-  if (!s.baseline_error().empty()) parts.push_back(absl::StrCat("baseline: ", s.baseline_error()));
+  if (SeveralBaselines(run)) {
+    for (const kernelseek::v1::BaselineFigure& b : s.baselines()) {
+      if (!b.error().empty()) parts.push_back(absl::StrCat(b.name(), ": ", b.error()));
+    }
+  } else if (!s.baseline_error().empty()) {
+    parts.push_back(absl::StrCat("baseline: ", s.baseline_error()));
+  }
   return absl::StrJoin(parts, "; ");
+}
+
+std::string Tflops(double tflops) { return tflops > 0 ? absl::StrFormat("%.1f", tflops) : "-"; }
+std::string Speedup(double speedup) { return speedup > 0 ? absl::StrFormat("%.2fx", speedup) : "-"; }
+
+// The scenario's figure for the job's baseline `name`; an empty one where the
+// worker sent none.
+kernelseek::v1::BaselineFigure FigureFor(const ScenarioResult& s, const std::string& name) {
+  for (const kernelseek::v1::BaselineFigure& b : s.baselines()) {
+    if (b.name() == name) return b;
+  }
+  return {};
+}
+
+std::string Upper(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
 }
 
 std::string ScenarioTable(const RunResult& run, bool bench) {
   std::vector<std::string> header = {"SCENARIO", "RESULT", "MAX ERR vs BAR", "REL L2"};
   if (bench) {
-    for (const char* h : {"MS (MEDIAN)", "TFLOP/S", "BASELINE TFLOP/S", "SPEEDUP"}) {
-      header.push_back(h);
+    header.push_back("MS (MEDIAN)");
+    header.push_back("TFLOP/S");
+    if (SeveralBaselines(run)) {
+      for (const kernelseek::v1::BaselineSummary& b : run.baselines()) {
+        header.push_back(absl::StrCat(Upper(b.name()), " TFLOP/S"));
+        header.push_back(absl::StrCat("VS ", Upper(b.name())));
+      }
+    } else {
+      header.push_back("BASELINE TFLOP/S");
+      header.push_back("SPEEDUP");
     }
   }
   header.push_back("NOTE");
@@ -60,10 +96,18 @@ std::string ScenarioTable(const RunResult& run, bool bench) {
     if (bench) {
       row.push_back(WasTimed(s) ? absl::StrFormat("%.3f", s.median_ms()) : "-");
       row.push_back(WasTimed(s) ? absl::StrFormat("%.1f", s.tflops()) : "-");
-      row.push_back(s.baseline_tflops() > 0 ? absl::StrFormat("%.1f", s.baseline_tflops()) : "-");
-      row.push_back(s.speedup() > 0 ? absl::StrFormat("%.2fx", s.speedup()) : "-");
+      if (SeveralBaselines(run)) {
+        for (const kernelseek::v1::BaselineSummary& b : run.baselines()) {
+          kernelseek::v1::BaselineFigure figure = FigureFor(s, b.name());
+          row.push_back(Tflops(figure.tflops()));
+          row.push_back(Speedup(figure.speedup()));
+        }
+      } else {
+        row.push_back(Tflops(s.baseline_tflops()));
+        row.push_back(Speedup(s.speedup()));
+      }
     }
-    row.push_back(Note(s));
+    row.push_back(Note(run, s));
     rows.push_back(std::move(row));
   }
   return FormatTable(header, align, rows);
@@ -77,23 +121,36 @@ std::string Summary(const Job& job) {
   absl::StrAppend(&out, "\n");
 
   if (IsBench(job)) {
-    const std::string& baseline =
-        run.baseline().empty() ? job.spec().run().baseline() : run.baseline();
-    absl::StrAppend(&out, "baseline: ", baseline.empty() ? "-" : baseline, "\n");
     auto count = [&](auto pred) {
       return std::count_if(run.scenarios().begin(), run.scenarios().end(), pred);
     };
     int64_t timed = count([](const ScenarioResult& s) { return s.tflops() > 0; });
-    int64_t compared = count([](const ScenarioResult& s) { return s.speedup() > 0; });
     std::string tflops =
         run.geomean_tflops() > 0
             ? absl::StrFormat("%.1f TFLOP/s over %d scenario(s)", run.geomean_tflops(), timed)
             : "- TFLOP/s (no scenario was timed)";
-    std::string speedup = run.geomean_speedup() > 0
-                              ? absl::StrFormat("speedup %.2fx over %d scenario(s) with a baseline",
-                                                run.geomean_speedup(), compared)
-                              : "speedup - (no scenario has a baseline timing)";
-    absl::StrAppend(&out, "geometric mean: ", tflops, "; ", speedup, "\n");
+    if (SeveralBaselines(run)) {
+      std::vector<std::string> versions, speedups;
+      for (const kernelseek::v1::BaselineSummary& b : run.baselines()) {
+        versions.push_back(b.version().empty() ? b.name() : b.version());
+        speedups.push_back(b.geomean_speedup() > 0
+                               ? absl::StrFormat("%.2fx vs %s over %d scenario(s)", b.geomean_speedup(),
+                                                 b.name(), b.timed())
+                               : absl::StrCat("- vs ", b.name(), " (no scenario has its timing)"));
+      }
+      absl::StrAppend(&out, "baselines: ", absl::StrJoin(versions, "; "), "\n");
+      absl::StrAppend(&out, "geometric mean: ", tflops, "; speedup ", absl::StrJoin(speedups, ", "), "\n");
+    } else {
+      const std::string& baseline =
+          run.baseline().empty() ? job.spec().run().baseline() : run.baseline();
+      absl::StrAppend(&out, "baseline: ", baseline.empty() ? "-" : baseline, "\n");
+      int64_t compared = count([](const ScenarioResult& s) { return s.speedup() > 0; });
+      std::string speedup = run.geomean_speedup() > 0
+                                ? absl::StrFormat("speedup %.2fx over %d scenario(s) with a baseline",
+                                                  run.geomean_speedup(), compared)
+                                : "speedup - (no scenario has a baseline timing)";
+      absl::StrAppend(&out, "geometric mean: ", tflops, "; ", speedup, "\n");
+    }
     int64_t untimed = count([](const ScenarioResult& s) { return s.passed() && !WasTimed(s); });
     if (untimed > 0) {
       absl::StrAppend(&out, untimed, " scenario(s) passed but were not timed\n");

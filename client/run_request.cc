@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "common/baseline_list.h"
 #include "common/profile_text.h"
 #include "common/run_limits.h"
 
@@ -68,11 +69,9 @@ absl::Status CheckProfileScenario(const std::string& scenario) {
 }
 
 absl::Status CheckBenchOptions(const RunRequest& request) {
-  if (std::find(std::begin(kBaselineNames), std::end(kBaselineNames), request.baseline) ==
-      std::end(kBaselineNames)) {
-    return absl::InvalidArgumentError(absl::StrCat("--baseline \"", request.baseline,
-                                                   "\" is not one of ",
-                                                   absl::StrJoin(kBaselineNames, ", ")));
+  if (absl::StatusOr<std::vector<std::string>> baselines = ParseBaselineList(request.baseline);
+      !baselines.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--baseline: ", baselines.status().message()));
   }
   if (request.rounds < 0 || request.rounds > kMaxBenchRounds) {
     return absl::InvalidArgumentError(absl::StrCat("--rounds wants 0..", kMaxBenchRounds,

@@ -26,7 +26,7 @@ struct RunRequest {
   CompileRequest compile;
   std::string problem;                  // e.g. "attention_fwd"
   std::string scenarios;                // "all", a set name, or ID,ID,...; profile: one ID
-  std::string baseline;                 // bench only; one of kBaselineNames
+  std::string baseline;                 // bench only; one of kBaselineNames, or a list (ParseBaselineList)
   double max_seconds_per_scenario = 0;  // bench only; 0: the worker's default
   bool reuse_baseline = false;          // bench only: the worker's cached baseline timings
   int64_t rounds = 0;                   // bench only: timing rounds, best kept; 0: one

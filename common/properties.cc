@@ -11,8 +11,8 @@
 namespace kseek {
 namespace {
 
-constexpr std::array<absl::string_view, 6> kKnownKeys = {"arch", "compile", "driver", "gpu",
-                                                         "ncu",  "nvcc"};
+constexpr std::array<absl::string_view, 7> kKnownKeys = {"arch", "baselines", "compile", "driver",
+                                                         "gpu",  "ncu",       "nvcc"};
 constexpr size_t kMaxValueBytes = 512;
 
 // sm_<digits>[letter]: sm_90, sm_90a, sm_100f.
@@ -78,7 +78,7 @@ absl::Status ValidateProperties(const PropertyList& properties) {
   for (const kernelseek::v1::Property& p : properties) {
     if (!IsKnownPropertyKey(p.key())) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "unknown property key '", p.key(), "' (known: arch, compile, driver, gpu, ncu, nvcc)"));
+          "unknown property key '", p.key(), "' (known: arch, baselines, compile, driver, gpu, ncu, nvcc)"));
     }
     if (previous != nullptr && previous->key() == p.key()) {
       return absl::InvalidArgumentError(absl::StrCat("property '", p.key(), "' appears twice"));

@@ -6,7 +6,13 @@
 #   dist/kseek-bundle/lib/   every shared library they need except glibc, the
 #                            C++ runtime and CUDA's own (driver, cudart, cuBLAS)
 #   dist/kseek-bundle/share/ scenarios/, kernels/, question_bank/, baselines/,
-#                            planted/ (the GPU tests' planted-wrong kernels)
+#                            planted/ (the GPU tests' planted-wrong kernels),
+#                            wheels/ (when there are wheels to bundle, below)
+#
+# Python wheels for the baselines that PyTorch lacks (fa3-fwd, flash-attn-4
+# and what it needs) go into share/wheels from $KSEEK_WHEELS (default .whl,
+# where `pip download` put them; see docs/baselines.md) when that folder
+# holds any; the worker installs them for its Python at start.
 #
 # Binaries are linked with DT_RPATH $ORIGIN/../lib (not RUNPATH, which the
 # dynamic loader does not apply to the dependencies of those libraries).
@@ -50,6 +56,11 @@ cp -r tests/gpu/planted "$out/share/planted"
 cp -r tests/gpu/probes "$out/share/probes"
 cp -r docs/sessions "$out/share/sessions"  # replay traces for demo sessions
 cp deploy/gpu_node_run.sh deploy/stack.sh "$out/"
+wheels=${KSEEK_WHEELS:-.whl}
+if compgen -G "$wheels/*.whl" >/dev/null; then
+  mkdir -p "$out/share/wheels"
+  cp "$wheels"/*.whl "$out/share/wheels/"
+fi
 # cuobjdump and nvdisasm for SASS summaries where the node's CUDA lacks them.
 for tool in cuobjdump nvdisasm; do
   if path=$(command -v $tool); then cp -L "$path" "$out/bin/"; fi

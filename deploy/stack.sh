@@ -25,6 +25,12 @@ start_stack() {
   PATH=$bin:$PATH KSEEK_WORKER_TOKEN=$(cat "$state/worker.token") "$bin/kseek-worker" --server "$address" \
     --name "$name" 2>"$state/worker.log" &
   STACK_PIDS+=($!)
+  # The worker probes its tools and baselines (importing PyTorch) before it
+  # first calls in; wait for that, so a first `kseek workers` lists it.
+  for _ in $(seq 1800); do
+    grep -q ' serving ' "$state/worker.log" 2>/dev/null && break
+    sleep 0.1
+  done
   export KSEEK_SERVER=$address KSEEK_TOKEN
   KSEEK_TOKEN=$(cat "$state/user.token")
 }

@@ -1,11 +1,12 @@
 #include "server/job_validation.h"
 
 #include <algorithm>
-#include <set>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/baseline_list.h"
 #include "common/profile_text.h"
 #include "common/properties.h"
 #include "common/run_limits.h"
@@ -70,10 +71,8 @@ absl::Status ValidateRunOptions(kernelseek::v1::JobSpec* spec, const ProblemCata
         absl::StrCat("rounds ", run->rounds(), " is outside [1, ", kMaxBenchRounds, "]"));
   }
   if (run->baseline().empty()) run->set_baseline("cudnn");
-  static const std::set<std::string> kBaselines = {"cudnn", "fa2", "fa3", "fa4", "none"};
-  if (!kBaselines.contains(run->baseline())) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown baseline \"", run->baseline(), "\"; known: cudnn, fa2, fa3, fa4, none"));
+  if (absl::StatusOr<std::vector<std::string>> baselines = ParseBaselineList(run->baseline()); !baselines.ok()) {
+    return baselines.status();
   }
   if (run->max_seconds_per_scenario() == 0) run->set_max_seconds_per_scenario(kDefaultSecondsPerScenario);
   if (!(run->max_seconds_per_scenario() > 0 && run->max_seconds_per_scenario() <= kMaxSecondsPerScenario)) {

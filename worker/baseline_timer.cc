@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/subprocess.h"
+#include "worker/wheel_site.h"
 
 namespace kseek {
 namespace {
@@ -107,6 +108,7 @@ BaselineTimings BaselineTimer::Time(const runner::Problem& problem,
   }
   SubprocessSpec run;
   run.argv = {config_.python, script, "--request", request_path};
+  if (!config_.python_path.empty()) run.extra_env = {PythonPathEnv(config_.python_path)};
   run.time_limit = config_.startup_allowance +
                    (absl::Seconds(max_seconds) + absl::Seconds(30)) * static_cast<int64_t>(request["scenarios"].size());
   run.max_output_bytes = 16 << 20;

@@ -24,6 +24,7 @@ namespace kseek {
 
 struct BaselineTimerConfig {
   std::string python = "python3";
+  std::string python_path;    // prepended to the program's PYTHONPATH; empty: none
   std::string baselines_dir;  // holds PROBLEM_baseline.py
   std::string cache_dir;      // empty: no cache
   std::string work_dir;       // for the request file

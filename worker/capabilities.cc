@@ -8,11 +8,15 @@
 #include <set>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/baseline_list.h"
 #include "common/subprocess.h"
 #include "worker/nvcc_command.h"
 
@@ -27,9 +31,11 @@ void AddProperty(PropertyList* list, std::string key, std::string value) {
 
 // Runs a probe; an empty optional and `*why` set when it could not run or failed.
 std::optional<std::string> RunProbe(const std::vector<std::string>& argv, absl::Duration limit,
-                                    std::string* why) {
+                                    std::string* why,
+                                    const std::vector<std::pair<std::string, std::string>>& env = {}) {
   SubprocessSpec spec;
   spec.argv = argv;
+  spec.extra_env = env;
   spec.time_limit = limit;
   spec.max_output_bytes = 1 << 20;
   absl::StatusOr<SubprocessResult> run = RunSubprocess(spec);
@@ -48,6 +54,27 @@ std::optional<std::string> RunProbe(const std::vector<std::string>& argv, absl::
 }
 
 }  // namespace
+
+std::optional<std::string> ParseBaselineProbe(absl::string_view probe_output, std::string* missing) {
+  nlohmann::json doc = nlohmann::json::parse(probe_output, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object() || !doc.contains("available") || !doc["available"].is_object()) {
+    *missing = absl::StrCat("the probe printed no {\"available\": ...} document: ",
+                            OutputTail(std::string(probe_output), 200));
+    return std::nullopt;
+  }
+  std::vector<std::string> available, absent;
+  for (const char* name : kKnownBaselines) {
+    if (doc["available"].contains(name)) available.emplace_back(name);
+  }
+  if (doc.contains("missing") && doc["missing"].is_object()) {
+    for (const auto& [name, why] : doc["missing"].items()) {
+      absent.push_back(absl::StrCat(name, ": ", why.is_string() ? why.get<std::string>() : why.dump()));
+    }
+  }
+  *missing = absl::StrJoin(absent, "; ");
+  if (available.empty()) return std::nullopt;
+  return absl::StrJoin(available, ",");
+}
 
 std::optional<std::string> ParseNvccRelease(absl::string_view version_output) {
   static const std::regex kRelease(R"(release (\d+\.\d+))");
@@ -87,6 +114,17 @@ std::string FindNcu(absl::string_view path_env, const std::vector<std::string>& 
     }
   }
   return "";
+}
+
+std::vector<std::string> BaselineProbeArgv(const std::string& python, const std::string& baselines_dir) {
+  std::vector<std::string> programs;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(baselines_dir, error)) {
+    if (absl::EndsWith(entry.path().filename().string(), "_baseline.py")) programs.push_back(entry.path().string());
+  }
+  if (programs.empty()) return {};
+  std::sort(programs.begin(), programs.end());
+  return {python, programs.front(), "--probe"};
 }
 
 std::string FindNcu(absl::string_view path_env) {
@@ -207,6 +245,18 @@ DetectedCapabilities DetectCapabilities(const CapabilityProbeConfig& config) {
     } else {
       found.emplace_back("ncu", *parsed);
     }
+  }
+
+  if (config.baseline_probe.empty()) {
+    out.baselines_note = "no baselines: no baseline program to probe";
+  } else {
+    std::string why;
+    std::optional<std::string> printed =
+        RunProbe(config.baseline_probe, config.baseline_probe_limit, &why, config.baseline_probe_env);
+    std::optional<std::string> names;
+    if (printed) names = ParseBaselineProbe(*printed, &why);
+    if (names) found.emplace_back("baselines", *names);
+    if (!why.empty()) out.baselines_note = absl::StrCat(names ? "baselines missing: " : "no baselines: ", why);
   }
 
   std::sort(found.begin(), found.end());

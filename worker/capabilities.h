@@ -1,13 +1,16 @@
 // DetectCapabilities: what this worker can do, as the sorted Property list it
 // advertises to the server (keys and meaning in proto/kernelseek.proto):
 // `nvcc` and `compile` from the local nvcc, `gpu`, `arch`, `driver` from
-// nvidia-smi when a GPU is visible, `ncu` when Nsight Compute runs. Runs the tools once; call it at start-up.
+// nvidia-smi when a GPU is visible, `ncu` when Nsight Compute runs,
+// `baselines` for the bench baselines the baseline program can import. Runs
+// the tools once; call it at start-up.
 // Thread-safe (no shared state).
 #ifndef KERNELSEEK_WORKER_CAPABILITIES_H_
 #define KERNELSEEK_WORKER_CAPABILITIES_H_
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/string_view.h"
@@ -23,7 +26,14 @@ struct CapabilityProbeConfig {
   std::string nvidia_smi_path = "nvidia-smi";
   // Nsight Compute's CLI (see FindNcu). Empty: no `ncu` capability.
   std::string ncu_path;
+  // The baseline program's probe (python, PROBLEM_baseline.py, --probe) and
+  // what it adds to the environment (the wheel site's PYTHONPATH). Empty: no
+  // `baselines` capability.
+  std::vector<std::string> baseline_probe;
+  std::vector<std::pair<std::string, std::string>> baseline_probe_env;
   absl::Duration tool_time_limit = absl::Seconds(30);
+  // Importing PyTorch and the FlashAttention packages takes a while.
+  absl::Duration baseline_probe_limit = absl::Seconds(120);
 };
 
 struct DetectedCapabilities {
@@ -36,9 +46,16 @@ struct DetectedCapabilities {
   std::string nvcc_note;
   std::string gpu_note;
   std::string ncu_note;
+  // Which baselines did not import and why, or why there was no probe.
+  std::string baselines_note;
 };
 
 DetectedCapabilities DetectCapabilities(const CapabilityProbeConfig& config);
+
+// The probe command of the first (by name) PROBLEM_baseline.py in
+// `baselines_dir`, run with `python`: {python, PATH, "--probe"}; empty when
+// the folder holds none.
+std::vector<std::string> BaselineProbeArgv(const std::string& python, const std::string& baselines_dir);
 
 // Where Nsight Compute's `ncu` is: the first executable `ncu` in `path_env`
 // (a PATH value), then /usr/local/cuda/bin/ncu, then the newest-named
@@ -62,6 +79,13 @@ std::optional<std::string> ParseNvccRelease(absl::string_view version_output);
 // its `a` variant when the base is listed (nvcc has had the `a` variants of
 // every listed arch from sm_90 on).
 std::vector<std::string> CompileArchsFromGpuCodeList(absl::string_view list_gpu_code_output);
+
+// The `baselines` value from the baseline program's `--probe` output
+// ({"available": {"cudnn": "torch ...", ...}, "missing": {"fa4": "why"}}):
+// the available ones among kKnownBaselines, comma-separated in that order;
+// nullopt when none is or the output is not such a document. `*missing` gets
+// "fa4: why; ..." (or what was wrong with the output).
+std::optional<std::string> ParseBaselineProbe(absl::string_view probe_output, std::string* missing);
 
 struct GpuInfo {
   std::string name;    // "NVIDIA H200"

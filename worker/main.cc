@@ -27,6 +27,7 @@
 #include "worker/run_executor.h"
 #include "worker/sandbox.h"
 #include "worker/supervisor.h"
+#include "worker/wheel_site.h"
 #include "worker/worker_loop.h"
 
 namespace kseek {
@@ -151,6 +152,10 @@ int Main(int argc, char** argv) {
   std::string baselines_dir =
       FirstDir({exe_dir + "/../share/baselines", exe_dir + "/../../worker/baselines"});
   std::string python = "python3";
+  // A bundle's wheels (deploy/make_bundle.sh copies them to share/wheels).
+  std::string python_wheels = std::filesystem::is_directory(exe_dir + "/../share/wheels")
+                                  ? FirstDir({exe_dir + "/../share/wheels"})
+                                  : "";
   double gpu_mem_cap_gb = 0;
   std::string baseline_cache = DefaultCacheDir();
   int64_t bench_chunk = 12;
@@ -175,6 +180,10 @@ int Main(int argc, char** argv) {
   flags.String("baselines", &baselines_dir, "folder of baseline programs (PROBLEM_baseline.py)");
   flags.String("python", &python, "Python with PyTorch, for the baseline programs");
   flags.String("baseline-cache", &baseline_cache, "where measured baseline timings are kept (empty: nowhere)");
+  flags.String("python-wheels", &python_wheels,
+               "folder of Python wheels (fa3-fwd, flash-attn-4, ...) installed once into a site folder "
+               "beside the baseline cache and put on the baseline programs' PYTHONPATH (default: the "
+               "bundle's share/wheels; empty: none)");
   flags.Double("gpu-mem-cap-gb", &gpu_mem_cap_gb, "GPU memory a runner may allocate (0: no cap)");
   flags.Int("bench-chunk", &bench_chunk, "scenarios per runner process in a bench, alternating with the baseline");
   flags.String("bwrap", &bwrap,
@@ -215,13 +224,30 @@ int Main(int argc, char** argv) {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  std::string python_path;
+  if (!python_wheels.empty()) {
+    absl::StatusOr<std::string> site = PrepareWheelSite(
+        {.python = python,
+         .wheels_dir = python_wheels,
+         .cache_dir = (std::filesystem::path(DefaultCacheDir()).parent_path() / "python").string()});
+    if (site.ok()) {
+      python_path = *site;
+      Log(absl::StrCat("baseline wheels from ", python_wheels, " in ", python_path));
+    } else {
+      Log(absl::StrCat("baseline wheels not used: ", site.status().message()));
+    }
+  }
+
   CapabilityProbeConfig probe;
   probe.nvcc_path = nvcc;
   probe.ncu_path = ncu;
+  probe.baseline_probe = BaselineProbeArgv(python, baselines_dir);
+  if (!python_path.empty()) probe.baseline_probe_env = {PythonPathEnv(python_path)};
   DetectedCapabilities detected = DetectCapabilities(probe);
   if (!detected.nvcc_note.empty()) Log(detected.nvcc_note);
   if (!detected.gpu_note.empty()) Log(detected.gpu_note);
   if (!detected.ncu_note.empty()) Log(detected.ncu_note);
+  if (!detected.baselines_note.empty()) Log(detected.baselines_note);
   if (cuobjdump.empty()) Log("no cuobjdump found: compile results will carry no SASS summary");
 
   Sandbox sandbox = Sandbox::Disabled();
@@ -250,6 +276,7 @@ int Main(int argc, char** argv) {
   run_config.scenarios_dir = scenarios_dir;
   run_config.baselines_dir = baselines_dir;
   run_config.python = python;
+  run_config.python_path = python_path;
   run_config.baseline_cache_dir = baseline_cache;
   run_config.temp_dir = *jobs_dir;
   run_config.sandbox = &sandbox;

@@ -18,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "common/baseline_list.h"
 #include "common/profile_text.h"
 #include "common/subprocess.h"
 #include "common/temp_dir.h"
@@ -99,6 +100,21 @@ void KeepBestRound(const ScenarioResult& round, ScenarioResult* kept) {
   } else if (kept->baseline_median_ms() <= 0 && !round.baseline_error().empty()) {
     kept->set_baseline_error(round.baseline_error());
   }
+  for (const kernelseek::v1::BaselineFigure& figure : round.baselines()) {
+    kernelseek::v1::BaselineFigure* held = nullptr;
+    for (kernelseek::v1::BaselineFigure& b : *kept->mutable_baselines()) {
+      if (b.name() == figure.name()) held = &b;
+    }
+    if (held == nullptr) {
+      *kept->add_baselines() = figure;
+    } else if (figure.median_ms() > 0 && (held->median_ms() <= 0 || figure.median_ms() < held->median_ms())) {
+      held->set_median_ms(figure.median_ms());
+      held->set_tflops(figure.tflops());
+      held->clear_error();
+    } else if (held->median_ms() <= 0 && !figure.error().empty()) {
+      held->set_error(figure.error());
+    }
+  }
 }
 
 namespace {
@@ -170,8 +186,17 @@ absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, 
   for (size_t i = 0; i < selected->size(); i += chunk) {
     chunks.emplace_back(selected->begin() + i, selected->begin() + std::min(selected->size(), i + chunk));
   }
-  const bool with_baseline = bench && options.baseline() != "none";
+  // The server fills in and checks the list; a job from elsewhere is checked again here.
+  std::vector<std::string> baselines;
+  if (bench) {
+    absl::StatusOr<std::vector<std::string>> parsed =
+        ParseBaselineList(options.baseline().empty() ? "cudnn" : options.baseline());
+    if (!parsed.ok()) return parsed.status();
+    baselines = *std::move(parsed);
+  }
+  std::map<std::string, std::string> baseline_versions;  // by name, as the baseline program reported it
   const BaselineTimer timer({.python = config_.python,
+                             .python_path = config_.python_path,
                              .baselines_dir = config_.baselines_dir,
                              .cache_dir = config_.baseline_cache_dir,
                              .work_dir = work->path(),
@@ -242,21 +267,28 @@ absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, 
         runner_died = true;  // the GPU may be unusable: the next job gets a fresh process
       }
 
-      if (with_baseline && !runner_died) {
-        report(absl::StrCat("timing baseline ", options.baseline(), round_label), progress);
-        BaselineTimings timings = timer.Time(*problem, ids, options.baseline(), options.max_seconds_per_scenario(),
-                                             result.gpu(), result.driver(), options.reuse_baseline());
-        if (!timings.baseline.empty()) result.set_baseline(timings.baseline);
+      // Each baseline in turn on the chunk the candidate just ran, so every
+      // one of them sees the GPU as the candidate did.
+      for (size_t b = 0; b < baselines.size() && !runner_died; ++b) {
+        const std::string& name = baselines[b];
+        report(absl::StrCat("timing baseline ", name, round_label), progress);
+        BaselineTimings timings = timer.Time(*problem, ids, name, options.max_seconds_per_scenario(), result.gpu(),
+                                             result.driver(), options.reuse_baseline());
+        if (!timings.baseline.empty()) baseline_versions[name] = timings.baseline;
         for (ScenarioResult& r : chunk_results) {
+          kernelseek::v1::BaselineFigure* figure = r.add_baselines();
+          figure->set_name(name);
           auto it = timings.by_id.find(r.id());
-          if (it == timings.by_id.end()) continue;
-          if (!it->second.ok) {
-            r.set_baseline_error(it->second.error);
-            continue;
+          if (it == timings.by_id.end() || !it->second.ok) {
+            figure->set_error(it == timings.by_id.end() ? "no baseline result" : it->second.error);
+          } else {
+            figure->set_median_ms(it->second.median_ms);
+            if (it->second.median_ms > 0) figure->set_tflops(flops[r.id()] / (it->second.median_ms * 1e-3) / 1e12);
           }
-          r.set_baseline_median_ms(it->second.median_ms);
-          if (it->second.median_ms > 0) {
-            r.set_baseline_tflops(flops[r.id()] / (it->second.median_ms * 1e-3) / 1e12);
+          if (b == 0) {  // the primary baseline, also in the fields that predate the list
+            r.set_baseline_median_ms(figure->median_ms());
+            r.set_baseline_tflops(figure->tflops());
+            r.set_baseline_error(figure->error());
           }
         }
       }
@@ -273,8 +305,18 @@ absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, 
   }
   double log_speedup = 0, log_tflops = 0;
   int speedups = 0, timed = 0;
+  std::vector<double> log_speedup_of(baselines.size(), 0);
+  std::vector<int> timed_of(baselines.size(), 0);
   for (ScenarioResult& r : *result.mutable_scenarios()) {
     if (r.baseline_median_ms() > 0 && r.median_ms() > 0) r.set_speedup(r.baseline_median_ms() / r.median_ms());
+    for (kernelseek::v1::BaselineFigure& figure : *r.mutable_baselines()) {
+      if (figure.median_ms() <= 0 || r.median_ms() <= 0) continue;
+      figure.set_speedup(figure.median_ms() / r.median_ms());
+      auto at = std::find(baselines.begin(), baselines.end(), figure.name());
+      if (at == baselines.end()) continue;
+      log_speedup_of[at - baselines.begin()] += std::log(figure.speedup());
+      ++timed_of[at - baselines.begin()];
+    }
     if (r.passed()) {
       result.set_passed(result.passed() + 1);
     } else {
@@ -291,6 +333,16 @@ absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, 
   }
   if (timed > 0) result.set_geomean_tflops(std::exp(log_tflops / timed));
   if (speedups > 0) result.set_geomean_speedup(std::exp(log_speedup / speedups));
+  for (size_t b = 0; b < baselines.size(); ++b) {
+    kernelseek::v1::BaselineSummary* summary = result.add_baselines();
+    summary->set_name(baselines[b]);
+    if (auto v = baseline_versions.find(baselines[b]); v != baseline_versions.end()) summary->set_version(v->second);
+    summary->set_timed(timed_of[b]);
+    if (timed_of[b] > 0) summary->set_geomean_speedup(std::exp(log_speedup_of[b] / timed_of[b]));
+  }
+  if (!baselines.empty() && baseline_versions.contains(baselines.front())) {
+    result.set_baseline(baseline_versions[baselines.front()]);
+  }
   progress.set_done(progress.total());
   report("done", progress);
   return result;

@@ -4,7 +4,8 @@
 // scenarios of the problem (a fresh process each time, so a kernel that
 // faults or hangs takes only that process down), and for bench jobs times the
 // baseline program on the same scenarios, alternating with the runner chunk
-// by chunk so both see the GPU in the same state; with RunOptions.rounds > 1
+// by chunk so both see the GPU in the same state (with several baselines,
+// each in turn after the candidate's chunk); with RunOptions.rounds > 1
 // all of that again, keeping each side's fastest round. Every number in the
 // result comes from those programs. A profile job runs the runner on one scenario
 // under Nsight Compute (ncu), profiling only the candidate's own kernels.
@@ -32,6 +33,9 @@ struct RunExecutorConfig {
   std::string baselines_dir;    // holds PROBLEM_baseline.py
   std::string baseline_cache_dir;  // see BaselineTimer; empty: no cache
   std::string python = "python3";
+  // Prepended to the baseline program's PYTHONPATH (the worker's wheel
+  // folder, installed; see WheelSite); empty: none.
+  std::string python_path;
   std::string temp_dir = "/tmp";
   // Hex key the hidden scenario seeds are drawn from; never leaves the worker.
   std::string hidden_seed_key;

@@ -344,7 +344,7 @@ TEST_CASE("verify and bench through a server: defaults, progress, report and exi
     CHECK(IsOneLine(v.err));
     Outcome b = RunKseek(absl::StrCat("bench ", run, " --baseline torch"));
     CHECK(b.exit_code == 2);
-    CHECK(b.err == "kseek: --baseline \"torch\" is not one of cudnn, fa2, fa3, fa4, none\n");
+    CHECK(b.err == "kseek: --baseline: unknown baseline \"torch\" in \"torch\"; known: cudnn, fa2, fa3, fa4, or none\n");
     CHECK(server.service().last_submitted().kind() == kernelseek::v1::JOB_KIND_UNSPECIFIED);
   }
 }

@@ -138,6 +138,61 @@ TEST_CASE("bench without any baseline timing says so instead of a 0x speedup") {
         "baseline timing)");
 }
 
+// Bench against FA3 and cuDNN: FA3 has no fp16 kernel, so the fp16 row has
+// cuDNN's figure only.
+Job TwoBaselineBench() {
+  Job job = RunJob(kernelseek::v1::JOB_KIND_BENCH);
+  job.mutable_spec()->mutable_run()->set_baseline("fa3,cudnn");
+  RunResult* run = job.mutable_result()->mutable_run();
+  auto figure = [](ScenarioResult* s, const std::string& name, double tflops, double speedup,
+                   const std::string& error) {
+    kernelseek::v1::BaselineFigure* b = s->add_baselines();
+    b->set_name(name);
+    b->set_tflops(tflops);
+    b->set_speedup(speedup);
+    b->set_error(error);
+  };
+  ScenarioResult* bf16 = AddPassed(run, "perf-bf16-d64-full-s512", 3.1e-3, 7.8e-3);
+  SetTiming(bf16, 0.178, 386.8, 400.0);
+  figure(bf16, "fa3", 400.0, 0.967, "");
+  figure(bf16, "cudnn", 390.4, 0.991, "");
+  ScenarioResult* f16 = AddPassed(run, "perf-f16-d64-full-s512", 3.1e-3, 7.8e-3);
+  SetTiming(f16, 0.180, 380.0, 0);
+  f16->set_baseline_error("no kernel: fa3-fwd 0.0.3 was built without fp16 (bf16 only)");
+  figure(f16, "fa3", 0, 0, "no kernel: fa3-fwd 0.0.3 was built without fp16 (bf16 only)");
+  figure(f16, "cudnn", 350.0, 1.086, "");
+  auto summary = [&](const std::string& name, const std::string& version, double speedup, int timed) {
+    kernelseek::v1::BaselineSummary* b = run->add_baselines();
+    b->set_name(name);
+    b->set_version(version);
+    b->set_geomean_speedup(speedup);
+    b->set_timed(timed);
+  };
+  summary("fa3", "fa3 (torch 2.11.0+cu130 fa3-fwd 0.0.3)", 0.967, 1);
+  summary("cudnn", "cudnn (torch 2.11.0+cu130 cudnn 91900)", 1.037, 2);
+  run->set_baseline("fa3 (torch 2.11.0+cu130 fa3-fwd 0.0.3)");
+  run->set_geomean_tflops(383.4);
+  run->set_geomean_speedup(0.967);
+  return job;
+}
+
+TEST_CASE("a bench with several baselines has a TFLOP/s and a speedup column and a geometric mean for each") {
+  std::string report = FormatRunReport(TwoBaselineBench());
+  INFO(report);
+  CHECK(absl::StrContains(
+      report,
+      "SCENARIO                 RESULT  MAX ERR vs BAR      REL L2  MS (MEDIAN)  TFLOP/S  FA3 TFLOP/S  VS FA3  "
+      "CUDNN TFLOP/S  VS CUDNN  NOTE\n"
+      "perf-bf16-d64-full-s512  PASS    3.1e-03 ≤ 7.8e-03  1.2e-03        0.178    386.8        400.0   0.97x  "
+      "        390.4     0.99x\n"
+      "perf-f16-d64-full-s512   PASS    3.1e-03 ≤ 7.8e-03  1.2e-03        0.180    380.0            -       -  "
+      "        350.0     1.09x  fa3: no kernel: fa3-fwd 0.0.3 was built without fp16 (bf16 only)\n"));
+  CHECK(absl::EndsWith(report,
+                       "baselines: fa3 (torch 2.11.0+cu130 fa3-fwd 0.0.3); cudnn (torch 2.11.0+cu130 cudnn 91900)\n"
+                       "geometric mean: 383.4 TFLOP/s over 2 scenario(s); speedup 0.97x vs fa3 over 1 scenario(s), "
+                       "1.04x vs cudnn over 2 scenario(s)\n"));
+}
+
 TEST_CASE("exit codes of a finished bench follow its worst scenario") {
   Job job = BenchJob();
   CHECK(RunExitCode(job) == kExitScenarioFailed);

@@ -40,6 +40,16 @@ TEST_CASE("a bench request becomes a BENCH spec with its run and compile options
   CHECK(spec->run().rounds() == 0);
 }
 
+TEST_CASE("a bench request takes several baselines, in the order given") {
+  testing::TempDir dir;
+  std::ofstream(dir.File("k.cu")) << "\n";
+  RunRequest request = Bench(dir.File("k.cu"));
+  request.baseline = "fa3,cudnn";
+  absl::StatusOr<kernelseek::v1::JobSpec> spec = MakeRunSpec(request);
+  REQUIRE(spec.ok());
+  CHECK(spec->run().baseline() == "fa3,cudnn");
+}
+
 TEST_CASE("bench rounds go into the spec, 0..10, and only for bench") {
   testing::TempDir dir;
   std::ofstream(dir.File("k.cu")) << "\n";
@@ -104,7 +114,11 @@ TEST_CASE("bad run options are usage errors naming the value, checked before the
   }
   SECTION("unknown baseline") {
     request.baseline = "fa9";
-    CHECK(message(request) == "--baseline \"fa9\" is not one of cudnn, fa2, fa3, fa4, none");
+    CHECK(message(request) == "--baseline: unknown baseline \"fa9\" in \"fa9\"; known: cudnn, fa2, fa3, fa4, or none");
+  }
+  SECTION("a repeated baseline in a list") {
+    request.baseline = "fa3,cudnn,fa3";
+    CHECK(message(request) == "--baseline: baseline \"fa3\" appears twice in \"fa3,cudnn,fa3\"");
   }
   SECTION("negative time cap") {
     request.max_seconds_per_scenario = -1;

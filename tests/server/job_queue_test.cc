@@ -292,7 +292,16 @@ TEST_CASE("verify and bench jobs with unknown problems, scenarios or baselines a
   auto r3 = f.queue.Submit("ana", RunSpec(kernelseek::v1::JOB_KIND_BENCH, "perf", "tensorrt"));
   REQUIRE(r3.status().code() == absl::StatusCode::kInvalidArgument);
   REQUIRE_THAT(std::string(r3.status().message()), Catch::Contains("tensorrt"));
+  auto r4 = f.queue.Submit("ana", RunSpec(kernelseek::v1::JOB_KIND_BENCH, "perf", "fa3,cudnn,fa3"));
+  REQUIRE(r4.status().code() == absl::StatusCode::kInvalidArgument);
+  REQUIRE_THAT(std::string(r4.status().message()), Catch::Contains("appears twice"));
   REQUIRE(f.queue.ListJobs(10)->empty());
+}
+
+TEST_CASE("a bench takes several baselines, kept in the order given") {
+  Fixture f;
+  std::string id = f.queue.Submit("ana", RunSpec(kernelseek::v1::JOB_KIND_BENCH, "perf", "fa3,cudnn")).value();
+  REQUIRE(f.queue.GetJob(id)->spec().run().baseline() == "fa3,cudnn");
 }
 
 TEST_CASE("bench rounds default to one, at most 10, and are refused on other kinds") {

@@ -100,5 +100,23 @@ TEST_CASE("a problem without a baseline program says so") {
   REQUIRE_THAT(t.by_id.at("perf-bf16-d64-full-s512").error, Catch::Contains("no baseline program"));
 }
 
+TEST_CASE("the baseline program gets the wheel site on its PYTHONPATH") {
+  testing::TempDir dir;
+  std::ofstream(dir.File("attention_fwd_baseline.py")) << R"py(
+import json, os, sys
+request = json.load(open(sys.argv[2]))
+print(json.dumps({"baseline": request["backend"], "version": os.environ.get("PYTHONPATH", "").split(":")[0],
+                  "results": [{"id": s["id"], "ok": True, "median_ms": 1.0} for s in request["scenarios"]]}))
+)py";
+  runner::Problem problem = *runner::Problem::Load(KSEEK_SOURCE_DIR "/scenarios/attention_fwd/problem.textproto");
+  std::vector<const kernelseek::v1::ScenarioSpec*> scenarios = *problem.Select("perf-bf16-d64-full-s512");
+  BaselineTimer timer{{.python = "python3",
+                       .python_path = dir.File("site-0123"),
+                       .baselines_dir = dir.path(),
+                       .work_dir = dir.path()}};
+  BaselineTimings timings = timer.Time(problem, scenarios, "fa3", 1.0, "NVIDIA H200", "13.0", false);
+  CHECK(timings.baseline == "fa3 (" + dir.File("site-0123") + ")");
+}
+
 }  // namespace
 }  // namespace kseek

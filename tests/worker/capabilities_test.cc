@@ -159,5 +159,52 @@ TEST_CASE("FindNcu looks in PATH, then the fixed places, then the newest version
   CHECK(FindNcu("/nonexistent", {"/nonexistent/ncu"}, dir.File("nothing")).empty());
 }
 
+TEST_CASE("ParseBaselineProbe lists the importable baselines in the known order and says why others are missing") {
+  std::string missing;
+  CHECK(ParseBaselineProbe(R"({"available": {"fa3": "torch 2.11 fa3-fwd 0.0.3", "cudnn": "torch 2.11 cudnn 91900"},
+                               "missing": {"fa4": "ModuleNotFoundError: No module named 'flash_attn'"}})",
+                           &missing) == "cudnn,fa3");
+  CHECK(missing == "fa4: ModuleNotFoundError: No module named 'flash_attn'");
+  CHECK_FALSE(ParseBaselineProbe(R"({"available": {}, "missing": {"cudnn": "no torch"}})", &missing).has_value());
+  CHECK(missing == "cudnn: no torch");
+  CHECK_FALSE(ParseBaselineProbe("Traceback (most recent call last):", &missing).has_value());
+  CHECK(missing.find("no {\"available\"") != std::string::npos);
+}
+
+TEST_CASE("DetectCapabilities advertises the baselines the probe found, with the probe's environment") {
+  testing::TempDir dir;
+  const std::string probe = dir.File("probe.sh");
+  // Offers fa3 only when the wheel site is on PYTHONPATH, as the real probe would.
+  std::ofstream(probe) << "#!/bin/sh\ncase \"$PYTHONPATH\" in\n"
+                          "  /site*) echo '{\"available\": {\"cudnn\": \"v\", \"fa3\": \"v\"}, \"missing\": {}}' ;;\n"
+                          "  *) echo '{\"available\": {\"cudnn\": \"v\"}, \"missing\": {\"fa3\": \"no fa3_fwd_interface\"}}' ;;\n"
+                          "esac\n";
+  std::filesystem::permissions(probe, std::filesystem::perms::owner_all);
+  CapabilityProbeConfig config;
+  config.nvcc_path = "";
+  config.nvidia_smi_path = "";
+  config.baseline_probe = {probe};
+  DetectedCapabilities caps = DetectCapabilities(config);
+  REQUIRE(caps.properties.size() == 1);
+  CHECK(caps.properties[0].key() == "baselines");
+  CHECK(caps.properties[0].value() == "cudnn");
+  CHECK(caps.baselines_note == "baselines missing: fa3: no fa3_fwd_interface");
+  CHECK(ValidateProperties(caps.properties).ok());
+
+  config.baseline_probe_env = {{"PYTHONPATH", "/site-1"}};
+  caps = DetectCapabilities(config);
+  REQUIRE(caps.properties.size() == 1);
+  CHECK(caps.properties[0].value() == "cudnn,fa3");
+  CHECK(caps.baselines_note.empty());
+}
+
+TEST_CASE("BaselineProbeArgv runs the folder's baseline program with --probe") {
+  testing::TempDir dir;
+  CHECK(BaselineProbeArgv("python3", dir.path()).empty());
+  std::ofstream(dir.File("attention_fwd_baseline.py")) << "\n";
+  CHECK(BaselineProbeArgv("python3", dir.path()) ==
+        std::vector<std::string>{"python3", dir.File("attention_fwd_baseline.py"), "--probe"});
+}
+
 }  // namespace
 }  // namespace kseek

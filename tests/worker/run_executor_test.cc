@@ -152,6 +152,121 @@ TEST_CASE("a baseline error stays only while no round has a baseline timing") {
   CHECK(kept.baseline_median_ms() == 0.130);
 }
 
+TEST_CASE("each baseline keeps its own fastest round, and its error only while it has no timing") {
+  auto with_figures = [](double ms, double cudnn_ms, double fa3_ms, const std::string& fa3_error) {
+    kernelseek::v1::ScenarioResult r = Round(true, ms, cudnn_ms);
+    kernelseek::v1::BaselineFigure* cudnn = r.add_baselines();
+    cudnn->set_name("cudnn");
+    cudnn->set_median_ms(cudnn_ms);
+    kernelseek::v1::BaselineFigure* fa3 = r.add_baselines();
+    fa3->set_name("fa3");
+    fa3->set_median_ms(fa3_ms);
+    fa3->set_error(fa3_error);
+    return r;
+  };
+  kernelseek::v1::ScenarioResult kept = with_figures(0.150, 0.130, 0, "RuntimeError: out of memory");
+  KeepBestRound(with_figures(0.140, 0.190, 0.120, ""), &kept);
+  REQUIRE(kept.baselines_size() == 2);
+  CHECK(kept.baselines(0).median_ms() == 0.130);  // cuDNN's slow second round is not kept
+  CHECK(kept.baselines(1).median_ms() == 0.120);
+  CHECK(kept.baselines(1).error().empty());
+  KeepBestRound(with_figures(0.145, 0.125, 0.110, ""), &kept);
+  CHECK(kept.baselines(0).median_ms() == 0.125);
+  CHECK(kept.baselines(1).median_ms() == 0.110);
+}
+
+// A stand-in for kseek-runner: passes every scenario it is given at 1 ms.
+// Each start appends "runner" to calls.log.
+constexpr char kFakeRunner[] = R"py(#!/usr/bin/env python3
+import json, os, sys
+ids = sys.argv[sys.argv.index("--scenarios") + 1].split(",")
+with open(os.path.join(os.path.dirname(__file__), "calls.log"), "a") as f:
+    f.write("runner\n")
+print(json.dumps({"device": {"name": "NVIDIA H200", "cuda_driver_version": 13000},
+                  "scenarios": [{"id": i, "pass": True, "timing": {"median_ms": 1.0, "reps": 10}, "tflops": 100.0}
+                                for i in ids]}))
+)py";
+
+// A stand-in for the baseline program: cudnn at 2 ms, fa3 at 0.5 ms and
+// "no kernel" for fp16, as fa3-fwd says. Each start appends its backend.
+constexpr char kFakeBaselines[] = R"py(
+import json, os, sys
+request = json.load(open(sys.argv[2]))
+backend = request["backend"]
+with open(os.path.join(os.path.dirname(__file__), "calls.log"), "a") as f:
+    f.write(backend + "\n")
+results = []
+for s in request["scenarios"]:
+    if backend == "fa3" and s["dtype"] == "fp16":
+        results.append({"id": s["id"], "ok": False, "error": "no kernel: fa3-fwd was built without fp16"})
+    else:
+        results.append({"id": s["id"], "ok": True, "median_ms": 2.0 if backend == "cudnn" else 0.5})
+print(json.dumps({"baseline": backend, "version": backend + " 1", "results": results}))
+)py";
+
+TEST_CASE("a bench with two baselines times each after every chunk of the candidate") {
+  if (!HaveNvcc()) {
+    WARN("skipped: no nvcc at " << kNvccPath << " to build the candidate with");
+    return;
+  }
+  testing::TempDir dir;
+  std::ofstream(dir.File("runner")) << kFakeRunner;
+  std::filesystem::permissions(dir.File("runner"), std::filesystem::perms::owner_all);
+  std::ofstream(dir.File("attention_fwd_baseline.py")) << kFakeBaselines;
+  CompilerConfig compiler_config;
+  compiler_config.nvcc_path = kNvccPath;
+  compiler_config.supported_archs = {"sm_90a"};
+  compiler_config.temp_dir = dir.path();
+  compiler_config.time_limit = absl::Seconds(120);
+  Compiler compiler(compiler_config);
+  RunExecutorConfig config;
+  config.runner_path = dir.File("runner");
+  config.scenarios_dir = std::string(KSEEK_SOURCE_DIR) + "/scenarios";
+  config.baselines_dir = dir.path();
+  config.temp_dir = dir.path();
+  config.bench_chunk = 1;
+  RunExecutor executor(&compiler, config);
+
+  kernelseek::v1::JobSpec spec;
+  spec.set_kind(kernelseek::v1::JOB_KIND_BENCH);
+  spec.set_source_name("k.cu");
+  spec.set_source(kKernel);
+  spec.mutable_compile()->set_arch("sm_90a");
+  spec.mutable_run()->set_problem("attention_fwd");
+  spec.mutable_run()->set_scenarios("perf-bf16-d64-full-s512,perf-f16-d64-full-s512");
+  spec.mutable_run()->set_baseline("fa3,cudnn");
+  spec.mutable_run()->set_max_seconds_per_scenario(1);
+  absl::StatusOr<kernelseek::v1::RunResult> result =
+      executor.Run(spec, [](const std::string&, const kernelseek::v1::Progress&) {});
+  REQUIRE(result.ok());
+  REQUIRE(result->compile().success());
+  CHECK(Lines(dir.File("calls.log")) ==
+        std::vector<std::string>{"runner", "fa3", "cudnn", "runner", "fa3", "cudnn"});
+
+  REQUIRE(result->scenarios_size() == 2);
+  const kernelseek::v1::ScenarioResult& bf16 = result->scenarios(0);
+  REQUIRE(bf16.baselines_size() == 2);
+  CHECK(bf16.baselines(0).name() == "fa3");
+  CHECK(bf16.baselines(0).speedup() == 0.5);
+  CHECK(bf16.baselines(1).name() == "cudnn");
+  CHECK(bf16.baselines(1).speedup() == 2.0);
+  CHECK(bf16.speedup() == 0.5);  // the first baseline is the primary one
+  const kernelseek::v1::ScenarioResult& f16 = result->scenarios(1);
+  CHECK(f16.baselines(0).error() == "no kernel: fa3-fwd was built without fp16");
+  CHECK(f16.baseline_error() == "no kernel: fa3-fwd was built without fp16");
+  CHECK(f16.baselines(1).speedup() == 2.0);
+
+  REQUIRE(result->baselines_size() == 2);
+  CHECK(result->baselines(0).name() == "fa3");
+  CHECK(result->baselines(0).version() == "fa3 (fa3 1)");
+  CHECK(result->baselines(0).timed() == 1);
+  CHECK(result->baselines(0).geomean_speedup() == Approx(0.5));
+  CHECK(result->baselines(1).timed() == 2);
+  CHECK(result->baselines(1).geomean_speedup() == Approx(2.0));
+  CHECK(result->geomean_speedup() == Approx(0.5));
+  CHECK(result->baseline() == "fa3 (fa3 1)");
+}
+
 TEST_CASE("a profile job with hot spots runs ncu twice and joins the source page to the kernel") {
   if (!HaveNvcc()) {
     WARN("skipped: no nvcc at " << kNvccPath);

@@ -1,10 +1,15 @@
+"""Geometric means by region of a harness.py --bench log: python3 cmp.py LOG [--vs fa3]
+(default: speedups over cuDNN; --vs fa3: over FA3, bf16 rows only)."""
 import re, sys, math, collections
+vs_fa3 = "--vs" in sys.argv and sys.argv[sys.argv.index("--vs") + 1] == "fa3"
 rows = []
 for line in open(sys.argv[1]):
     if not line.startswith("d="): continue
     head = line.split("|")[0]
     m = re.match(r"d=\s*(\d+) (\w+)\s+c=(\d) s=\s*(\d+)", head)
-    xs = {n[:-3]: (float(tf), float(x)) for n, us, tf, x in re.findall(r"(\S+\.so)\s+([\d.]+)us\s+(\d+)TF x([\d.]+)", line)}
+    found = re.findall(r"(\S+\.so)\s+([\d.]+)us\s+(\d+)TF x([\d.]+)(?: f([\d.]+))?", line)
+    if vs_fa3 and not all(f for *_, f in found): continue
+    xs = {n[:-3]: (float(tf), float(f if vs_fa3 else x)) for n, us, tf, x, f in found}
     rows.append((int(m.group(1)), m.group(2), int(m.group(3)), int(m.group(4)), xs))
 names = list(rows[0][4].keys())
 def region(r):

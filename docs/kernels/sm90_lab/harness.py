@@ -1,6 +1,8 @@
-"""Checks sm90.so against an fp32 reference and times it against cuDNN SDPA.
+"""Checks sm90.so against an fp32 reference and times it against cuDNN SDPA
+and, with --fa3, FlashAttention-3's forward (the fa3-fwd wheel, bf16 only).
 
-Usage: python3 harness.py SO... [--check] [--probe] [--scale] [--shapes] [--bench] [--only-d D] [--reps N]
+Usage: python3 harness.py SO... [--check] [--probe] [--scale] [--shapes] [--bench] [--fa3] [--only-d D]
+       [--only-dtype bf16|fp16] [--reps N]
 """
 import argparse, ctypes, math, os, statistics, sys
 import torch
@@ -161,6 +163,16 @@ def cudnn_call(q, k, v, causal, scale):
             return F.scaled_dot_product_attention(qt, kt, vt, is_causal=bool(causal), scale=scale)
     return cudnn
 
+def fa3_call(q, k, v, causal, scale):
+    """FlashAttention-3's forward on the same [b, s, h, d] tensors (its own
+    layout); None where fa3-fwd is not installed or has no kernel (fp16)."""
+    if not USE_FA3 or q.dtype != torch.bfloat16:
+        return None
+    import fa3_fwd_interface
+    return lambda: fa3_fwd_interface.flash_attn_func(q, k, v, softmax_scale=scale, causal=bool(causal))
+
+USE_FA3 = False
+
 def time_kernels(kerns, b, s_q, s_k, h, h_kv, causal, reps, flush, d=128):
     """Median microseconds of each kernel on one bf16 shape, the kernels
     interleaved, the L2 flushed before every call."""
@@ -226,19 +238,27 @@ def shapes(kerns, reps):
         fns = {n: (lambda kern=kern, a=kern.make_args(q, k, v, o, lse, scale, causal): kern(a))
                for n, kern in kerns.items()}
         fns["cudnn"] = cudnn_call(q, k, v, causal, scale)
+        if (fa3 := fa3_call(q, k, v, causal, scale)) is not None:
+            fns["fa3"] = fa3
         us = interleaved_us(fns, reps, flush, warmup=3)
         sizes = f"s={s:5d}" if s_q == s else f"s_q={s_q} s_k={s}"
         print_times(f"SHAPE d={d:3d} c={causal} {sizes} h={h:2d} b={b:2d}", us)
 
-def bench(kerns, reps, only_d=None):
+def bench(kerns, reps, only_d=None, only_dtype=None):
+    """The FA3 paper's grid (16k tokens, hidden 2048), each kernel, cuDNN and
+    (bf16, --fa3) FA3 interleaved. A row gives each kernel's time, TFLOP/s,
+    speedup over cuDNN (xR) and over FA3 (fR)."""
     flush = torch.empty(512 * 1024 * 1024, dtype=torch.uint8, device="cuda")
     rows = []
     names = list(kerns.keys())
     geo = {n: [] for n in names}
+    geo_fa3 = {n: [] for n in names}
     for d in (64, 128, 256):
         if only_d and d != only_d:
             continue
         for dt in (torch.bfloat16, torch.float16):
+            if only_dtype and str(dt)[6:] != {"bf16": "bfloat16", "fp16": "float16"}[only_dtype]:
+                continue
             for causal in (0, 1):
                 for s in (512, 1024, 2048, 4096, 8192, 16384):
                     b, h = 16384 // s, 2048 // d
@@ -256,21 +276,32 @@ def bench(kerns, reps, only_d=None):
                     cudnn = cudnn_call(q, k, v, causal, scale)
                     fns = {n: (lambda n=n: kerns[n](argss[n])) for n in names}
                     fns["cudnn"] = cudnn
+                    if (fa3 := fa3_call(q, k, v, causal, scale)) is not None:
+                        fns["fa3"] = fa3
                     med = {n: us / 1e3 for n, us in interleaved_us(fns, reps, flush, warmup=3).items()}
                     ref = cudnn().transpose(1, 2).float()
                     flops = 4.0 * b * h * s * s * d / (2 if causal else 1)
                     line = f"d={d:3d} {str(dt)[6:]:8s} c={causal} s={s:5d} cudnn {med['cudnn']*1e3:8.1f}us {flops/med['cudnn']/1e9:5.0f}TF"
+                    if "fa3" in med:
+                        line += f" fa3 {med['fa3']*1e3:8.1f}us {flops/med['fa3']/1e9:5.0f}TF"
                     for n in names:
                         err = ((outs[n].float() - ref).norm() / ref.norm()).item()
                         sp = med['cudnn'] / med[n]
                         geo[n].append(sp)
-                        line += f" | {n} {med[n]*1e3:8.1f}us {flops/med[n]/1e9:5.0f}TF x{sp:.3f} err={err:.1e}"
+                        line += f" | {n} {med[n]*1e3:8.1f}us {flops/med[n]/1e9:5.0f}TF x{sp:.3f}"
+                        if "fa3" in med:
+                            geo_fa3[n].append(med['fa3'] / med[n])
+                            line += f" f{med['fa3'] / med[n]:.3f}"
+                        line += f" err={err:.1e}"
                     print(line, flush=True)
                     rows.append(line)
                     del q, k, v, outs, argss, fns, cudnn, ref
     for n in names:
         g = math.exp(sum(math.log(x) for x in geo[n]) / len(geo[n]))
         print(f"GEOMEAN {n}: {g:.3f}x cudnn over {len(geo[n])} scenarios; min {min(geo[n]):.3f}")
+        if geo_fa3[n]:
+            g = math.exp(sum(math.log(x) for x in geo_fa3[n]) / len(geo_fa3[n]))
+            print(f"GEOMEAN {n}: {g:.3f}x fa3 over {len(geo_fa3[n])} scenarios; min {min(geo_fa3[n]):.3f}")
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
@@ -281,8 +312,11 @@ if __name__ == "__main__":
     ap.add_argument("--probe", action="store_true")
     ap.add_argument("--scale", action="store_true")
     ap.add_argument("--shapes", action="store_true")
+    ap.add_argument("--only-dtype", choices=("bf16", "fp16"), default=None)
+    ap.add_argument("--fa3", action="store_true", help="time FA3 (fa3-fwd) beside cuDNN, bf16 only")
     ap.add_argument("--reps", type=int, default=10)
     a = ap.parse_args()
+    USE_FA3 = a.fa3
     kerns = {os.path.basename(p): Kernel(os.path.abspath(p)) for p in a.so}
     print(torch.cuda.get_device_name(), torch.__version__, torch.backends.cudnn.version())
     bad = 0
@@ -297,5 +331,5 @@ if __name__ == "__main__":
     if a.shapes:
         shapes(kerns, a.reps)
     if a.bench:
-        bench(kerns, a.reps, a.only_d)
+        bench(kerns, a.reps, a.only_d, a.only_dtype)
     sys.exit(1 if bad else 0)

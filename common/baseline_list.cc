@@ -1,0 +1,36 @@
+#include "common/baseline_list.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+
+namespace kseek {
+
+absl::StatusOr<std::vector<std::string>> ParseBaselineList(absl::string_view value) {
+  if (value == "none") return std::vector<std::string>{};
+  const std::string known = absl::StrJoin(kKnownBaselines, ", ");
+  std::vector<std::string> names;
+  for (absl::string_view part : absl::StrSplit(value, ',')) {
+    if (part.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("baseline list \"", value, "\" has an empty entry; known: ", known, ", or none alone"));
+    }
+    if (part == "none") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("baseline list \"", value, "\": none stands alone, not beside other baselines"));
+    }
+    if (std::find(std::begin(kKnownBaselines), std::end(kKnownBaselines), part) == std::end(kKnownBaselines)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown baseline \"", part, "\" in \"", value, "\"; known: ", known, ", or none"));
+    }
+    if (std::find(names.begin(), names.end(), part) != names.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("baseline \"", part, "\" appears twice in \"", value, "\""));
+    }
+    names.emplace_back(part);
+  }
+  return names;
+}
+
+}  // namespace kseek

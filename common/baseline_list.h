@@ -1,0 +1,26 @@
+// The baselines a bench is timed against: "cudnn", "fa3,cudnn", or "none".
+// One spelling for the CLI, the server's validation and the worker, so that
+// all three read RunOptions.baseline alike. Stateless; thread-safe.
+#ifndef KERNELSEEK_COMMON_BASELINE_LIST_H_
+#define KERNELSEEK_COMMON_BASELINE_LIST_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace kseek {
+
+// The baselines a worker can time, in the order `kseek workers` lists them.
+inline constexpr const char* kKnownBaselines[] = {"cudnn", "fa2", "fa3", "fa4"};
+
+// The names in `value`, in its order: "none" alone is the empty list; else
+// one or more of kKnownBaselines, comma-separated, each at most once.
+// INVALID_ARGUMENT naming the bad entry otherwise (empty, unknown, repeated,
+// or "none" beside others).
+absl::StatusOr<std::vector<std::string>> ParseBaselineList(absl::string_view value);
+
+}  // namespace kseek
+
+#endif  // KERNELSEEK_COMMON_BASELINE_LIST_H_
