@@ -68,6 +68,13 @@ ChildProcess* LocalStack::StartWorker(const std::string& name, const std::string
   auto worker = ChildProcess::Start(argv, dir_.File(name + ".log"), {{"KSEEK_WORKER_TOKEN", worker_token_}});
   REQUIRE(worker.ok());
   workers_.push_back(*std::move(worker));
+  // Serving once the server lists it: the worker probes its tools and its
+  // sandbox before its first sync, and a job submitted earlier would find no
+  // worker that could take it.
+  bool listed = WaitFor([&] { return Kseek({"workers"}).stdout_text.find(name) != std::string::npos; },
+                        absl::Seconds(30));
+  INFO(ReadFile(dir_.File(name + ".log")));
+  REQUIRE(listed);
   return workers_.back().get();
 }
 
