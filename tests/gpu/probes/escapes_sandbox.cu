@@ -4,6 +4,7 @@
 // failed, and returns an error otherwise, so a verify job passes exactly
 // when the sandbox held.
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
