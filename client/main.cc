@@ -102,6 +102,9 @@ std::optional<int> ExpectPositional(const std::vector<std::string>& positional, 
 std::optional<int> Connect(const GlobalOptions& global, const CommonFlags& common,
                            std::string* server, std::unique_ptr<CoordinatorClient>* client) {
   *server = common.server.empty() ? global.server : common.server;
+  if (absl::StatusOr<HostPort> address = ParseHostPort("server", *server, /*allow_port_zero=*/false); !address.ok()) {
+    return Fail(kExitUsage, address.status().message());
+  }
   std::string token = common.token.empty() ? global.token : common.token;
   if (token.empty()) {
     return Fail(kExitServer,

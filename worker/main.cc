@@ -202,6 +202,10 @@ int Main(int argc, char** argv) {
     return 2;
   }
 
+  if (absl::StatusOr<HostPort> address = ParseHostPort("server", server, /*allow_port_zero=*/false); !address.ok()) {
+    std::cerr << "kseek-worker: " << address.status().message() << "\n";
+    return 2;
+  }
   // Read once; no child (the baseline program is not sandboxed) inherits it.
   unsetenv("KSEEK_WORKER_TOKEN");
   if (!no_sandbox && bwrap.empty()) {

@@ -154,6 +154,14 @@ TEST_CASE("an unreachable server exits 3 naming its address") {
   CHECK(absl::StartsWith(o.err, absl::StrCat("kseek: cannot reach server at ", address)));
 }
 
+TEST_CASE("a server address with a port out of range is a usage error, not another port dialled") {
+  Outcome o = RunKseek("workers --token t", "KSEEK_SERVER=127.0.0.1:99999");
+  CHECK(o.exit_code == 2);
+  CHECK(IsOneLine(o.err));
+  CHECK(absl::StrContains(o.err, "99999"));
+  CHECK(absl::StrContains(o.err, "1-65535"));
+}
+
 TEST_CASE("compile through a server: exit 0, 1 or 4 by outcome, report on stdout") {
   testing::TempDir dir;
   std::string source = dir.File("k.cu");

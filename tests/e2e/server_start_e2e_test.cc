@@ -31,6 +31,16 @@ TEST_CASE("kseek-server refuses a --listen port outside 1-65535", "[e2e]") {
   CHECK_THAT(r.stderr_text, Catch::Contains("--listen \"127.0.0.1:99999\"") && Catch::Contains("1-65535"));
 }
 
+TEST_CASE("kseek-worker refuses a --server port outside 1-65535 instead of dialling another", "[e2e]") {
+  SubprocessSpec spec;
+  spec.argv = {BinDir() + "/kseek-worker", "--server", "127.0.0.1:99999", "--token", "ksw_x", "--no-sandbox"};
+  spec.time_limit = absl::Seconds(30);
+  auto r = RunSubprocess(spec);
+  REQUIRE(r.ok());
+  CHECK(r->exit_code == 2);
+  CHECK_THAT(r->stderr_text, Catch::Contains("--server \"127.0.0.1:99999\"") && Catch::Contains("1-65535"));
+}
+
 TEST_CASE("kseek-server refuses an --llm-endpoints file with a typo, naming its line", "[e2e]") {
   TempDir dir;
   WriteFile(dir.File("endpoints.textproto"), "endpoint {\n  name: \"a\"\n  modles: \"m\"\n}\n");
