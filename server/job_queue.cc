@@ -257,6 +257,8 @@ absl::StatusOr<std::optional<JobQueue::Lease>> JobQueue::LeaseNextLocked(const s
 absl::Status JobQueue::NoteWorkerLocked(const SynchronizeRequest& request, const std::string& state) {
   absl::Time now = clock_->Now();
   WorkerState& w = workers_[request.worker_name()];
+  w.instance_id = request.instance_id();
+  w.last_sync = clock_->Now();
   bool changed = w.info.name().empty() || w.info.state() != state ||
                  w.info.capabilities_size() != request.capabilities_size() || now - w.last_stored > kWorkerStoreInterval;
   w.info.set_name(request.worker_name());
@@ -279,6 +281,18 @@ absl::StatusOr<SyncResult> JobQueue::Synchronize(const SynchronizeRequest& reque
   absl::Time now = clock_->Now();
   SyncResult result;
   const CurrentState& current = request.current_state();
+  if (auto known = workers_.find(worker); known != workers_.end() && !request.instance_id().empty() &&
+                                          !known->second.instance_id.empty() &&
+                                          known->second.instance_id != request.instance_id()) {
+    // Another process holds this name while it keeps syncing; once it has
+    // been silent for a lease timeout and a poll, it is gone and the name free.
+    const absl::Duration silent = now - known->second.last_sync;
+    if (silent < options_.lease_timeout + options_.idle_poll) {
+      return absl::AlreadyExistsError(absl::StrCat(
+          "a worker named ", worker, " is already connected (its last sync ", absl::FormatDuration(absl::Trunc(silent, absl::Seconds(1))),
+          " ago): give this one another --name (one worker per GPU: --gpu N names it HOST-gpuN)"));
+    }
+  }
   if (request.has_crash()) {
     if (absl::Status s = FailCrashedLeaseLocked(request.crash(), worker); !s.ok()) return s;
   }
@@ -305,8 +319,14 @@ absl::StatusOr<SyncResult> JobQueue::Synchronize(const SynchronizeRequest& reque
       if (absl::Status s = NoteWorkerLocked(request, absl::StrCat("running job ", lease.job_id)); !s.ok()) return s;
       return result;
     }
-    // The lease lapsed or is unknown: the worker must drop the job.
+    // The lease lapsed or is unknown: the worker must drop the job, and gets
+    // no other in this answer, since that job's runner may still hold its
+    // GPU (it says when it is free by no longer draining).
     Log(absl::StrCat("worker ", worker, " runs lease ", current.executing().lease_id(), " which is not live; told to stop"));
+    result.desired_state.mutable_idle();
+    result.next_sync_deadline = now + options_.idle_poll + options_.lease_timeout;
+    if (absl::Status s = NoteWorkerLocked(request, "dropping a lapsed lease"); !s.ok()) return s;
+    return result;
   } else if (current.has_completed()) {
     if (absl::Status s = CompleteLocked(current.completed(), worker); !s.ok()) return s;
   }
@@ -324,6 +344,12 @@ absl::StatusOr<SyncResult> JobQueue::Synchronize(const SynchronizeRequest& reque
     }
   }
 
+  if (!request.draining().empty()) {
+    result.desired_state.mutable_idle();
+    result.next_sync_deadline = now + options_.idle_poll + options_.lease_timeout;
+    if (absl::Status s = NoteWorkerLocked(request, absl::StrCat("draining: ", request.draining())); !s.ok()) return s;
+    return result;
+  }
   absl::StatusOr<std::optional<Lease>> lease = LeaseNextLocked(worker, request);
   if (!lease.ok()) return lease.status();
   if (lease->has_value()) {

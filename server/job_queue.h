@@ -100,6 +100,8 @@ class JobQueue {
   struct WorkerState {
     kernelseek::v1::WorkerInfo info;
     absl::Time last_stored;
+    std::string instance_id;  // of the process that last synced under this name
+    absl::Time last_sync;
   };
 
   // Each returns the status of the store write; state is changed only after it succeeded.

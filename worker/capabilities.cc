@@ -208,11 +208,15 @@ DetectedCapabilities DetectCapabilities(const CapabilityProbeConfig& config) {
     out.gpu_note = "no GPU: GPU detection is off (no nvidia-smi configured)";
   } else {
     std::string why;
-    std::optional<std::string> query =
-        RunProbe({config.nvidia_smi_path, "--query-gpu=name,compute_cap", "--format=csv,noheader"},
-                 config.tool_time_limit, &why);
+    std::vector<std::string> select;
+    if (config.gpu_index >= 0) select = {"-i", absl::StrCat(config.gpu_index)};
+    std::vector<std::string> query_argv = {config.nvidia_smi_path, "--query-gpu=name,compute_cap", "--format=csv,noheader"};
+    query_argv.insert(query_argv.end(), select.begin(), select.end());
+    std::vector<std::string> header_argv = {config.nvidia_smi_path};
+    header_argv.insert(header_argv.end(), select.begin(), select.end());
+    std::optional<std::string> query = RunProbe(query_argv, config.tool_time_limit, &why);
     std::optional<std::string> header;
-    if (query) header = RunProbe({config.nvidia_smi_path}, config.tool_time_limit, &why);
+    if (query) header = RunProbe(header_argv, config.tool_time_limit, &why);
     std::optional<GpuInfo> gpu;
     if (query && header) gpu = ParseNvidiaSmi(*query, *header);
     if (!query || !header) {

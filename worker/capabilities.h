@@ -24,6 +24,8 @@ struct CapabilityProbeConfig {
   std::string nvcc_path = "/usr/local/cuda/bin/nvcc";
   // Searched in PATH unless it contains '/'. Empty: do not look for a GPU.
   std::string nvidia_smi_path = "nvidia-smi";
+  // >= 0: look only at this GPU (nvidia-smi -i N), the worker's --gpu.
+  int gpu_index = -1;
   // Nsight Compute's CLI (see FindNcu). Empty: no `ncu` capability.
   std::string ncu_path;
   // The baseline program's probe (python, PROBLEM_baseline.py, --probe) and

@@ -33,11 +33,13 @@
 namespace kseek {
 namespace {
 
-std::string DefaultName() {
+std::string HostName() {
   char host[256] = {};
   gethostname(host, sizeof(host) - 1);
-  return absl::StrCat(host, "-", getpid());
+  return host;
 }
+
+std::string DefaultName() { return absl::StrCat(HostName(), "-", getpid()); }
 
 std::string ExecutableDir() {
   std::error_code error;
@@ -160,6 +162,7 @@ int Main(int argc, char** argv) {
   std::string baseline_cache = DefaultCacheDir();
   int64_t bench_chunk = 12;
   std::string bwrap = FindTool("bwrap");
+  int64_t gpu_index = -1;
   bool no_sandbox = false;
   FlagSet flags("kseek-worker", "--server HOST:PORT [flags]",
                 "Runs KernelSeek jobs for a server. Dials out (so it works behind NAT),\n"
@@ -186,6 +189,10 @@ int Main(int argc, char** argv) {
                "bundle's share/wheels; empty: none)");
   flags.Double("gpu-mem-cap-gb", &gpu_mem_cap_gb, "GPU memory a runner may allocate (0: no cap)");
   flags.Int("bench-chunk", &bench_chunk, "scenarios per runner process in a bench, alternating with the baseline");
+  flags.Int("gpu", &gpu_index,
+            "on a node of several GPUs, the one GPU this worker serves (run one worker per GPU):\n"
+            "sets CUDA_VISIBLE_DEVICES for its jobs, gives them only /dev/nvidiaN, and names\n"
+            "the worker HOST-gpuN unless --name says otherwise");
   flags.String("bwrap", &bwrap,
                "bubblewrap, which every nvcc, cuobjdump, kseek-runner and ncu run of a job is\n"
                "sandboxed in (job folder, toolchain and GPU only; no network)");
@@ -202,6 +209,10 @@ int Main(int argc, char** argv) {
     return 2;
   }
 
+  if (gpu_index >= 0) {
+    setenv("CUDA_VISIBLE_DEVICES", absl::StrCat(gpu_index).c_str(), 1);
+    if (name == DefaultName()) name = absl::StrCat(HostName(), "-gpu", gpu_index);
+  }
   if (absl::StatusOr<HostPort> address = ParseHostPort("server", server, /*allow_port_zero=*/false); !address.ok()) {
     std::cerr << "kseek-worker: " << address.status().message() << "\n";
     return 2;
@@ -245,6 +256,7 @@ int Main(int argc, char** argv) {
   CapabilityProbeConfig probe;
   probe.nvcc_path = nvcc;
   probe.ncu_path = ncu;
+  probe.gpu_index = static_cast<int>(gpu_index);
   probe.baseline_probe = BaselineProbeArgv(python, baselines_dir);
   if (!python_path.empty()) probe.baseline_probe_env = {PythonPathEnv(python_path)};
   DetectedCapabilities detected = DetectCapabilities(probe);
@@ -258,7 +270,8 @@ int Main(int argc, char** argv) {
   if (no_sandbox) {
     Log("WARNING: --no-sandbox: jobs' programs run with this worker's view of the host");
   } else {
-    absl::StatusOr<Sandbox> made = Sandbox::Create(Sandbox::DefaultConfig(bwrap, {nvcc, cuobjdump, ncu, runner}));
+    absl::StatusOr<Sandbox> made = Sandbox::Create(
+        Sandbox::DefaultConfig(bwrap, {nvcc, cuobjdump, ncu, runner}, static_cast<int>(gpu_index)));
     if (!made.ok()) {
       std::cerr << "kseek-worker: " << made.status().message() << "\n";
       return 1;
@@ -303,6 +316,7 @@ int Main(int argc, char** argv) {
   WorkerLoopOptions options;
   options.name = name;
   options.token = token;
+  options.instance_id = RandomHexKey().substr(0, 16);
   for (const auto& p : detected.properties) options.capabilities.push_back(p);
   std::vector<std::string> shown;
   for (const auto& p : options.capabilities) shown.push_back(absl::StrCat(p.key(), "=", p.value()));

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/temp_dir.h"
@@ -50,7 +52,8 @@ void AddBind(const char* how, const std::string& path, std::vector<std::string>*
 
 }  // namespace
 
-SandboxConfig Sandbox::DefaultConfig(const std::string& bwrap_path, const std::vector<std::string>& tools) {
+SandboxConfig Sandbox::DefaultConfig(const std::string& bwrap_path, const std::vector<std::string>& tools,
+                                     int gpu_index) {
   SandboxConfig config;
   config.bwrap_path = bwrap_path;
   // Only what programs and their loader read; /etc holds the host's secrets
@@ -66,7 +69,13 @@ SandboxConfig Sandbox::DefaultConfig(const std::string& bwrap_path, const std::v
   }
   glob_t found{};
   if (glob("/dev/nvidia*", 0, nullptr, &found) == 0) {
-    for (size_t i = 0; i < found.gl_pathc; ++i) config.gpu_devices.emplace_back(found.gl_pathv[i]);
+    for (size_t i = 0; i < found.gl_pathc; ++i) {
+      absl::string_view device = found.gl_pathv[i];
+      absl::string_view suffix = device.substr(std::string_view("/dev/nvidia").size());
+      const bool one_gpu = !suffix.empty() && std::all_of(suffix.begin(), suffix.end(), absl::ascii_isdigit);
+      if (one_gpu && gpu_index >= 0 && suffix != absl::StrCat(gpu_index)) continue;
+      config.gpu_devices.emplace_back(device);
+    }
   }
   globfree(&found);
   if (geteuid() == 0) config.uid = config.gid = kNobody;

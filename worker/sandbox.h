@@ -56,7 +56,10 @@ class Sandbox {
   // the folders of `tools` (resolved through symlinks), the directories on
   // LD_LIBRARY_PATH and /usr/local/nvidia for GPU jobs, /dev/nvidia*, and
   // nobody when running as root. `bwrap_path` empty: sandbox off.
-  static SandboxConfig DefaultConfig(const std::string& bwrap_path, const std::vector<std::string>& tools);
+  // `gpu_index` >= 0: of the GPUs' own nodes only /dev/nvidiaN (the shared
+  // nvidiactl and nvidia-uvm nodes stay).
+  static SandboxConfig DefaultConfig(const std::string& bwrap_path, const std::vector<std::string>& tools,
+                                     int gpu_index = -1);
 
   // Checks that bubblewrap starts a sandbox here (FAILED_PRECONDITION with
   // its message when it cannot, e.g. where user namespaces are disabled).

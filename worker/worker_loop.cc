@@ -20,7 +20,7 @@ using kernelseek::v1::JobResult;
 
 bool IsPermanent(grpc::StatusCode code) {
   return code == grpc::StatusCode::UNAUTHENTICATED || code == grpc::StatusCode::PERMISSION_DENIED ||
-         code == grpc::StatusCode::INVALID_ARGUMENT;
+         code == grpc::StatusCode::INVALID_ARGUMENT || code == grpc::StatusCode::ALREADY_EXISTS;
 }
 
 }  // namespace
@@ -44,8 +44,21 @@ std::string ReadLeaseMarker(const std::string& lease_marker_path) {
 }
 
 void WorkerLoop::DropJob() {
+  if (job_ != nullptr) {
+    absl::MutexLock lock(&job_->mu);
+    if (!job_->done) abandoned_.push_back(job_);
+  }
   job_.reset();
   if (!options_.lease_marker_path.empty()) std::remove(options_.lease_marker_path.c_str());
+}
+
+std::string WorkerLoop::Draining() {
+  std::erase_if(abandoned_, [](const std::shared_ptr<RunningJob>& job) {
+    absl::MutexLock lock(&job->mu);
+    return job->done;
+  });
+  if (abandoned_.empty()) return "";
+  return absl::StrCat("lease ", abandoned_.front()->lease_id, ", which the server moved off, still runs here");
 }
 
 void WorkerLoop::Start(const kernelseek::v1::DesiredState::Execute& execute) {
@@ -134,6 +147,8 @@ absl::Status WorkerLoop::Run() {
     for (const auto& p : options_.capabilities) *request.add_capabilities() = p;
     *request.mutable_current_state() = CurrentState();
     if (!crash_reported_ && !options_.crash.lease_id().empty()) *request.mutable_crash() = options_.crash;
+    request.set_instance_id(options_.instance_id);
+    if (job_ == nullptr) request.set_draining(Draining());
     const bool sent_completion = request.current_state().has_completed();
 
     grpc::ClientContext context;
@@ -175,7 +190,10 @@ absl::Status WorkerLoop::Run() {
     const auto& desired = response.desired_state();
     if (desired.has_execute()) {
       if (job_ == nullptr || job_->lease_id != desired.execute().lease_id()) {
-        if (job_ != nullptr) Log(absl::StrCat("dropping lease ", job_->lease_id, ": server moved on"));
+        if (job_ != nullptr) {
+          Log(absl::StrCat("dropping lease ", job_->lease_id, ": server moved on"));
+          DropJob();
+        }
         Start(desired.execute());
       }
       // Sync again well before the deadline, or as soon as the job is done.

@@ -35,6 +35,8 @@ struct WorkerLoopOptions {
   // A lease this worker's previous process held when it died: reported on
   // every sync until one succeeds.
   kernelseek::v1::CrashReport crash;
+  // This worker process's registration (see SynchronizeRequest.instance_id).
+  std::string instance_id;
 };
 
 // The lease id a worker process wrote to `lease_marker_path` before dying,
@@ -63,8 +65,11 @@ class WorkerLoop {
   };
 
   void Start(const kernelseek::v1::DesiredState::Execute& execute);
-  // Forgets the current job (and its lease marker).
+  // Forgets the current job (and its lease marker); one still running is
+  // kept in abandoned_ until its thread ends.
   void DropJob();
+  // Why no lease may be taken now ("" when none): a dropped job still runs.
+  std::string Draining();
   kernelseek::v1::CurrentState CurrentState();
   // Waits until the running job is done, `until` passes, or Stop.
   void WaitForJob(absl::Time until);
@@ -76,6 +81,9 @@ class WorkerLoop {
   absl::Mutex call_mu_;
   grpc::ClientContext* call_ ABSL_GUARDED_BY(call_mu_) = nullptr;  // the Synchronize in flight
   std::shared_ptr<RunningJob> job_;  // only touched by Run's thread
+  // Jobs the server moved off whose threads (and runners) still run: while
+  // any does, the worker takes no lease, so two runs never share its GPU.
+  std::vector<std::shared_ptr<RunningJob>> abandoned_;  // only Run's thread
   bool crash_reported_ = false;      // only touched by Run's thread
 };
 

@@ -200,6 +200,24 @@ TEST_CASE("a job during which the worker process crashes fails once with the rea
   }, absl::Seconds(20)));
 }
 
+TEST_CASE("a second worker started with a live worker's name is refused with a clear message", "[e2e][fault]") {
+  LocalStack stack;
+  stack.StartServer();
+  stack.StartWorker("twin");
+  SubprocessSpec second;
+  second.argv = {BinDir() + "/kseek-worker", "--server", stack.address(), "--name", "twin"};
+  second.extra_env = {{"KSEEK_WORKER_TOKEN", stack.worker_token()}};
+  second.time_limit = absl::Seconds(60);
+  absl::StatusOr<SubprocessResult> r = RunSubprocess(second);
+  REQUIRE(r.ok());
+  INFO(r->stderr_text);
+  CHECK(r->exit_code == 1);
+  CHECK_THAT(r->stderr_text, Catch::Contains("a worker named twin is already connected"));
+  // The first one still serves.
+  SubprocessResult listed = stack.Kseek({"workers"});
+  CHECK_THAT(listed.stdout_text, Catch::Contains("twin"));
+}
+
 TEST_CASE("kill -9 of the server with jobs queued: after restart every acknowledged job is there", "[e2e][fault]") {
   LocalStack stack;
   stack.StartServer();

@@ -38,6 +38,7 @@ class LocalStack {
 
   const std::string& address() const { return address_; }
   const std::string& user_token() const { return user_token_; }
+  const std::string& worker_token() const { return worker_token_; }
   const TempDir& dir() const { return dir_; }
   ChildProcess* server() { return server_.get(); }
 

@@ -174,6 +174,48 @@ TEST_CASE("a worker whose process died by a signal mid-job fails that job at onc
   CHECK(f.queue.GetJob(id)->state() == kernelseek::v1::JOB_STATE_FAILED);
 }
 
+TEST_CASE("a second worker process with a live worker's name is refused, and takes the name once it is gone") {
+  Fixture f;
+  SynchronizeRequest first = Idle("gpu-01");
+  first.set_instance_id("aaaa");
+  REQUIRE(f.queue.Synchronize(first).ok());
+  SynchronizeRequest second = Idle("gpu-01");
+  second.set_instance_id("bbbb");
+  absl::StatusOr<SyncResult> refused = f.queue.Synchronize(second);
+  CHECK(refused.status().code() == absl::StatusCode::kAlreadyExists);
+  CHECK_THAT(std::string(refused.status().message()),
+             Catch::Contains("a worker named gpu-01 is already connected") && Catch::Contains("--name"));
+  // The first keeps its name.
+  CHECK(f.queue.Synchronize(first).ok());
+  // Silent past a lease timeout and a poll: gone, and the name is free.
+  f.clock.Advance(f.options.lease_timeout + f.options.idle_poll + absl::Seconds(1));
+  CHECK(f.queue.Synchronize(second).ok());
+}
+
+TEST_CASE("a worker whose dropped job still runs takes no lease until it says it is free") {
+  Fixture f;
+  std::string id = f.queue.Submit("ana", CompileSpec()).value();
+  SynchronizeRequest draining = Idle("w1");
+  draining.set_draining("lease L0.1, which the server moved off, still runs here");
+  auto busy = f.queue.Synchronize(draining).value();
+  CHECK(busy.desired_state.has_idle());
+  CHECK(f.queue.GetJob(id)->state() == kernelseek::v1::JOB_STATE_QUEUED);
+  auto free = f.queue.Synchronize(Idle("w1")).value();
+  CHECK(free.desired_state.execute().job_id() == id);
+}
+
+TEST_CASE("a worker reporting a lapsed lease is told to drop it and gets no other job in that answer") {
+  Fixture f;
+  std::string id = f.queue.Submit("ana", CompileSpec()).value();
+  auto got = f.queue.Synchronize(Idle("w1")).value();
+  const std::string lease = got.desired_state.execute().lease_id();
+  f.clock.Advance(f.options.lease_timeout + absl::Seconds(1));
+  // Lapsed and re-queued; w1 still reports it running.
+  auto answer = f.queue.Synchronize(Executing("w1", lease)).value();
+  CHECK(answer.desired_state.has_idle());
+  CHECK(f.queue.GetJob(id)->state() == kernelseek::v1::JOB_STATE_QUEUED);
+}
+
 TEST_CASE("an error report fails the job with the worker's message") {
   Fixture f;
   std::string id = f.queue.Submit("ana", CompileSpec()).value();
