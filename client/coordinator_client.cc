@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/grpc_status.h"
+#include "common/job_state.h"
 
 namespace kseek {
 namespace {
@@ -22,10 +23,7 @@ using kernelseek::v1::Session;
 using kernelseek::v1::SessionDetails;
 using kernelseek::v1::SessionEvent;
 
-bool IsFinished(const Job& job) {
-  return job.state() == kernelseek::v1::JOB_STATE_SUCCEEDED ||
-         job.state() == kernelseek::v1::JOB_STATE_FAILED;
-}
+bool IsFinished(const Job& job) { return IsFinishedState(job.state()); }
 
 // A broken connection or a server going away mid-stream; anything else
 // (bad token, unknown job, ...) would fail the same way again.
@@ -88,6 +86,16 @@ absl::StatusOr<Job> CoordinatorClient::GetJob(const std::string& job_id) {
   request.set_job_id(job_id);
   Job job;
   if (grpc::Status s = stub_->GetJob(&context, request, &job); !s.ok()) return FromGrpcStatus(s);
+  return job;
+}
+
+absl::StatusOr<Job> CoordinatorClient::CancelJob(const std::string& job_id) {
+  grpc::ClientContext context;
+  PrepareContext(&context, /*with_deadline=*/true);
+  kernelseek::v1::CancelJobRequest request;
+  request.set_job_id(job_id);
+  Job job;
+  if (grpc::Status s = stub_->CancelJob(&context, request, &job); !s.ok()) return FromGrpcStatus(s);
   return job;
 }
 

@@ -45,6 +45,7 @@ class CoordinatorClient {
 
   absl::StatusOr<std::string> SubmitJob(const kernelseek::v1::JobSpec& spec);
   absl::StatusOr<kernelseek::v1::Job> GetJob(const std::string& job_id);
+  absl::StatusOr<kernelseek::v1::Job> CancelJob(const std::string& job_id);
   absl::StatusOr<std::vector<kernelseek::v1::Job>> ListJobs(int limit);
   absl::StatusOr<std::vector<kernelseek::v1::WorkerInfo>> ListWorkers();
   // The manifest of `problem` and its scenarios in set `set` (all when empty).

@@ -36,6 +36,7 @@
 #include "client/session_trace.h"
 #include "common/clock.h"
 #include "common/flags.h"
+#include "common/job_state.h"
 
 namespace kseek {
 namespace {
@@ -140,6 +141,9 @@ int ReportFinished(const Job& job, bool json, kernelseek::v1::JobResult::ResultC
                    ExitCode (*exit_code)(const Job&)) {
   if (json) {
     if (int code = PrintJson(job); code != kExitOk) return code;
+  }
+  if (job.state() == kernelseek::v1::JOB_STATE_CANCELLED) {
+    return Fail(kExitJobFailed, absl::StrCat("job ", job.id(), " was cancelled: ", job.failure()));
   }
   if (job.state() == kernelseek::v1::JOB_STATE_FAILED) {
     return Fail(kExitJobFailed,
@@ -412,6 +416,27 @@ int RunJob(const std::vector<std::string>& args, const GlobalOptions& global) {
   if (!job.ok()) return FailRpc(job.status(), server);
   if (common.json) return PrintJson(*job);
   std::cout << FormatJobDetails(*job, absl::Now());
+  return kExitOk;
+}
+
+int RunCancel(const std::vector<std::string>& args, const GlobalOptions& global) {
+  CommonFlags common;
+  FlagSet flags("kseek cancel", "JOB_ID [flags]",
+                "Cancels one of your jobs: a queued job never runs, a running one is stopped\n"
+                "(its worker kills the compiler or runner and frees the GPU). The job ends\n"
+                "CANCELLED. To stop a session, use `kseek session stop ID`.");
+  AddCommonFlags(&flags, &common, /*json=*/true);
+  std::vector<std::string> positional;
+  if (auto done = ParseArgs(&flags, args, &positional)) return *done;
+  if (auto done = ExpectPositional(positional, 1, "one job ID", "cancel")) return *done;
+
+  std::string server;
+  std::unique_ptr<CoordinatorClient> client;
+  if (auto done = Connect(global, common, &server, &client)) return *done;
+  absl::StatusOr<Job> job = client->CancelJob(positional[0]);
+  if (!job.ok()) return FailRpc(job.status(), server);
+  if (common.json) return PrintJson(*job);
+  std::cout << "job " << job->id() << ": cancelled\n";
   return kExitOk;
 }
 
@@ -838,6 +863,7 @@ constexpr Command kCommands[] = {
     {"scenarios", "list a problem's scenarios", RunScenarios},
     {"jobs", "list jobs", RunJobs},
     {"job", "show one job and its report", RunJob},
+    {"cancel", "cancel a queued or running job of yours", RunCancel},
     {"workers", "list workers and their capabilities", RunWorkers},
     {"session", "session start|show|stop: an LLM agent optimising a kernel", RunSession},
     {"sessions", "list optimization sessions", RunSessions},

@@ -14,6 +14,7 @@
 #include "absl/strings/string_view.h"
 #include "client/run_report.h"
 #include "client/text_table.h"
+#include "common/job_state.h"
 
 namespace kseek {
 namespace {
@@ -162,6 +163,8 @@ std::string JobStateLabel(JobState state) {
       return "succeeded";
     case kernelseek::v1::JOB_STATE_FAILED:
       return "failed";
+    case kernelseek::v1::JOB_STATE_CANCELLED:
+      return "cancelled";
     default:
       return absl::StrCat("state-", static_cast<int>(state));
   }

@@ -225,9 +225,20 @@ struct ChildSetup {
   _exit(127);  // not reached: fail exits
 }
 
+thread_local const std::atomic<bool>* current_cancel_flag = nullptr;
+
+bool CancelRequested() { return current_cancel_flag != nullptr && current_cancel_flag->load(); }
+
 }  // namespace
 
+CancelScope::CancelScope(const std::atomic<bool>* flag) : previous_(current_cancel_flag) {
+  current_cancel_flag = flag;
+}
+
+CancelScope::~CancelScope() { current_cancel_flag = previous_; }
+
 std::string SubprocessResult::Describe() const {
+  if (cancelled) return "cancelled";
   if (timed_out) return absl::StrCat("timed out after ", wall_seconds, "s");
   if (term_signal != 0) {
     // sigdescr_np, unlike strsignal, never writes a shared buffer.
@@ -355,6 +366,11 @@ absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessSpec& spec) {
       kill(-pid, SIGKILL);
       result.timed_out = true;
       drain_deadline = now + absl::ToChronoNanoseconds(kDrainGrace);
+    }
+    if (!exited && !result.cancelled && CancelRequested()) {
+      kill(-pid, SIGKILL);
+      result.cancelled = true;
+      drain_deadline = std::min(drain_deadline, now + absl::ToChronoNanoseconds(kDrainGrace));
     }
     if (!exited) {
       // WNOWAIT leaves the child a zombie, so its pid (our process group id)

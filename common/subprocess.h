@@ -10,6 +10,7 @@
 #ifndef KERNELSEEK_COMMON_SUBPROCESS_H_
 #define KERNELSEEK_COMMON_SUBPROCESS_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -71,6 +72,8 @@ struct SubprocessResult {
   // Signal that ended the process, 0 if it exited. SIGKILL after a timeout.
   int term_signal = 0;
   bool timed_out = false;
+  // Killed because the calling thread's CancelScope flag was set.
+  bool cancelled = false;
   std::string stdout_text;
   std::string stderr_text;
   bool stdout_truncated = false;
@@ -78,7 +81,7 @@ struct SubprocessResult {
   double wall_seconds = 0;
 
   // Exited by itself with code 0.
-  bool Succeeded() const { return !timed_out && term_signal == 0 && exit_code == 0; }
+  bool Succeeded() const { return !timed_out && !cancelled && term_signal == 0 && exit_code == 0; }
   // "exit code 1", "killed by signal 9 (Killed)", "timed out after 5s".
   std::string Describe() const;
 };
@@ -91,6 +94,22 @@ struct SubprocessResult {
 absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessSpec& spec);
 
 inline constexpr size_t kMaxStdinBytes = 4096;
+
+// While a CancelScope lives on a thread, RunSubprocess calls on that thread
+// kill their child's whole process group within milliseconds of *flag
+// becoming true (SubprocessResult::cancelled). The worker sets one around
+// each job, so that a job it drops (cancelled, or its lease lost) frees the
+// GPU at once. Scopes nest; the flag must outlive the scope.
+class CancelScope {
+ public:
+  explicit CancelScope(const std::atomic<bool>* flag);
+  ~CancelScope();
+  CancelScope(const CancelScope&) = delete;
+  CancelScope& operator=(const CancelScope&) = delete;
+
+ private:
+  const std::atomic<bool>* previous_;
+};
 
 // The last `n` bytes of a program's output, for an error message: where a
 // program says why it failed.

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/grpc_status.h"
+#include "common/job_state.h"
 
 namespace kseek {
 namespace {
@@ -11,9 +12,7 @@ using kernelseek::v1::Job;
 constexpr int kDefaultListLimit = 50;
 constexpr int kMaxListLimit = 1000;
 
-bool IsFinished(const Job& job) {
-  return job.state() == kernelseek::v1::JOB_STATE_SUCCEEDED || job.state() == kernelseek::v1::JOB_STATE_FAILED;
-}
+bool IsFinished(const Job& job) { return IsFinishedState(job.state()); }
 
 }  // namespace
 
@@ -24,6 +23,16 @@ grpc::Status CoordinatorService::SubmitJob(grpc::ServerContext* context, const k
   absl::StatusOr<std::string> id = queue_->Submit(user->name, request->spec());
   if (!id.ok()) return ToGrpcStatus(id.status());
   response->set_job_id(*id);
+  return grpc::Status::OK;
+}
+
+grpc::Status CoordinatorService::CancelJob(grpc::ServerContext* context,
+                                           const kernelseek::v1::CancelJobRequest* request, Job* response) {
+  absl::StatusOr<TokenRecord> user = auth_->Check(*context, TokenKind::kUser);
+  if (!user.ok()) return ToGrpcStatus(user.status());
+  absl::StatusOr<Job> job = queue_->Cancel(user->name, request->job_id());
+  if (!job.ok()) return ToGrpcStatus(job.status());
+  *response = *std::move(job);
   return grpc::Status::OK;
 }
 

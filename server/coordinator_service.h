@@ -21,6 +21,8 @@ class CoordinatorService final : public kernelseek::v1::Coordinator::Service {
 
   grpc::Status SubmitJob(grpc::ServerContext* context, const kernelseek::v1::SubmitJobRequest* request,
                          kernelseek::v1::SubmitJobResponse* response) override;
+  grpc::Status CancelJob(grpc::ServerContext* context, const kernelseek::v1::CancelJobRequest* request,
+                         kernelseek::v1::Job* response) override;
   grpc::Status GetJob(grpc::ServerContext* context, const kernelseek::v1::GetJobRequest* request,
                       kernelseek::v1::Job* response) override;
   grpc::Status WatchJob(grpc::ServerContext* context, const kernelseek::v1::WatchJobRequest* request,

@@ -80,6 +80,39 @@ absl::StatusOr<std::string> JobQueue::Submit(const std::string& user, JobSpec sp
   return absl::StrCat(*id);
 }
 
+absl::StatusOr<Job> JobQueue::Cancel(const std::string& user, const std::string& id_text) {
+  absl::StatusOr<Job> job = GetJob(id_text);
+  if (!job.ok()) return job.status();
+  if (job->user() != user) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("job ", id_text, " is ", job->user(), "'s: only its owner can cancel it"));
+  }
+  const int64_t id = *ParseJobId(id_text);
+  {
+    absl::MutexLock lock(&mu_);
+    auto queued = jobs_.find(id);
+    if (queued == jobs_.end()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "job ", id_text, " has already ended (", kernelseek::v1::JobState_Name(job->state()), ")"));
+    }
+    if (absl::Status s = store_->FinishJob(id, kernelseek::v1::JOB_STATE_CANCELLED, absl::StrCat("cancelled by ", user),
+                                           nullptr, clock_->Now());
+        !s.ok()) {
+      return s;
+    }
+    Log(absl::StrCat("job ", id, " cancelled by ", user));
+    std::vector<std::string> gone;
+    for (const auto& [lease_id, lease] : leases_) {
+      if (lease.job_id == id) gone.push_back(lease_id);
+    }
+    for (const std::string& lease_id : gone) leases_.erase(lease_id);
+    queue_.erase(id);
+    jobs_.erase(queued);
+    BumpLocked();
+  }
+  return GetJob(id_text);
+}
+
 absl::StatusOr<Job> JobQueue::GetJob(const std::string& id_text) {
   absl::StatusOr<int64_t> id = ParseJobId(id_text);
   if (!id.ok()) return id.status();

@@ -63,6 +63,11 @@ class JobQueue {
 
   // The job as stored, with its live stage while leased. NOT_FOUND if unknown.
   absl::StatusOr<kernelseek::v1::Job> GetJob(const std::string& id);
+  // Ends a queued or leased job of `user`'s as CANCELLED, once. Its lease
+  // goes, so the worker running it is told to drop it at its next sync and
+  // kills its programs. NOT_FOUND, PERMISSION_DENIED (another user's job),
+  // FAILED_PRECONDITION (already ended, with how).
+  absl::StatusOr<kernelseek::v1::Job> Cancel(const std::string& user, const std::string& id);
   absl::StatusOr<std::vector<kernelseek::v1::Job>> ListJobs(int limit);
   std::vector<kernelseek::v1::WorkerInfo> ListWorkers();
 

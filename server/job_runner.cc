@@ -5,6 +5,7 @@
 #include "absl/time/clock.h"
 #include "common/properties.h"
 #include "server/job_validation.h"
+#include "common/job_state.h"
 
 namespace kseek {
 
@@ -34,7 +35,7 @@ absl::StatusOr<kernelseek::v1::Job> QueueJobRunner::Run(const std::string& user,
     uint64_t generation = queue_->generation();
     absl::StatusOr<kernelseek::v1::Job> job = queue_->GetJob(*id);
     if (!job.ok()) return job.status();
-    if (job->state() == kernelseek::v1::JOB_STATE_SUCCEEDED || job->state() == kernelseek::v1::JOB_STATE_FAILED) {
+    if (IsFinishedState(job->state())) {
       return *std::move(job);
     }
     if (cancelled()) return absl::CancelledError(absl::StrCat("stopped while job ", *id, " was running"));

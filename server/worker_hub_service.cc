@@ -22,8 +22,12 @@ grpc::Status WorkerHubService::Synchronize(grpc::ServerContext* context,
     absl::StatusOr<SyncResult> result = queue_->Synchronize(current);
     if (!result.ok()) return ToGrpcStatus(result.status());
     bool idle = result->desired_state.has_idle();
+    // A worker that reported a job and is told to be idle must drop that job
+    // now (cancelled, or its lease lost), and a draining one waits for its
+    // dropped job itself: no long poll for either.
+    const bool drop = idle && (request->current_state().has_executing() || !request->draining().empty());
     absl::Time now = absl::Now();
-    if (!idle || now >= poll_end || context->IsCancelled() || queue_->shutting_down()) {
+    if (!idle || drop || now >= poll_end || context->IsCancelled() || queue_->shutting_down()) {
       *response->mutable_desired_state() = std::move(result->desired_state);
       *response->mutable_next_sync_deadline() = google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(
           absl::ToUnixMicros(result->next_sync_deadline));

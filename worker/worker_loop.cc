@@ -12,9 +12,14 @@
 #include "absl/time/clock.h"
 #include "common/grpc_status.h"
 #include "common/log.h"
+#include "common/subprocess.h"
 
 namespace kseek {
 namespace {
+
+// How long a draining worker waits for its dropped job before it syncs again
+// (to say it is still alive).
+constexpr absl::Duration kDrainCheck = absl::Seconds(5);
 
 using kernelseek::v1::JobResult;
 
@@ -46,10 +51,21 @@ std::string ReadLeaseMarker(const std::string& lease_marker_path) {
 void WorkerLoop::DropJob() {
   if (job_ != nullptr) {
     absl::MutexLock lock(&job_->mu);
-    if (!job_->done) abandoned_.push_back(job_);
+    if (!job_->done) {
+      // Its programs are killed now; until its thread has ended the worker
+      // is draining.
+      job_->cancelled = true;
+      abandoned_.push_back(job_);
+    }
   }
   job_.reset();
   if (!options_.lease_marker_path.empty()) std::remove(options_.lease_marker_path.c_str());
+}
+
+void WorkerLoop::WaitForAbandoned(absl::Time until) {
+  while (absl::Now() < until && !stop_.HasBeenNotified() && !Draining().empty()) {
+    absl::SleepFor(absl::Milliseconds(50));
+  }
 }
 
 std::string WorkerLoop::Draining() {
@@ -79,6 +95,7 @@ void WorkerLoop::Start(const kernelseek::v1::DesiredState::Execute& execute) {
                    kernelseek::v1::JobKind_Name(execute.spec().kind()), ")"));
   JobExecutor* executor = executor_;
   std::thread([job, executor, spec = execute.spec()] {
+    CancelScope cancel(&job->cancelled);
     absl::StatusOr<JobResult> result =
         executor->Execute(spec, [&job](const std::string& stage, const kernelseek::v1::Progress& progress) {
           absl::MutexLock lock(&job->mu);
@@ -205,6 +222,7 @@ absl::Status WorkerLoop::Run() {
       Log(absl::StrCat("dropping lease ", job_->lease_id, ": server says idle"));
       DropJob();
     }
+    if (job_ == nullptr && !abandoned_.empty()) WaitForAbandoned(absl::Now() + kDrainCheck);
   }
   return absl::OkStatus();
 }

@@ -10,6 +10,7 @@
 #define KERNELSEEK_WORKER_WORKER_LOOP_H_
 
 #include <memory>
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,8 @@ class WorkerLoop {
   // What a job thread shares with the loop; the thread may outlive its lease.
   struct RunningJob {
     std::string lease_id;
+    // Set when the loop drops the job: its programs are killed (CancelScope).
+    std::atomic<bool> cancelled{false};
     absl::Mutex mu;
     std::string stage ABSL_GUARDED_BY(mu);
     kernelseek::v1::Progress progress ABSL_GUARDED_BY(mu);
@@ -70,6 +73,8 @@ class WorkerLoop {
   void DropJob();
   // Why no lease may be taken now ("" when none): a dropped job still runs.
   std::string Draining();
+  // Until every dropped job's thread has ended, `until` passes, or Stop.
+  void WaitForAbandoned(absl::Time until);
   kernelseek::v1::CurrentState CurrentState();
   // Waits until the running job is done, `until` passes, or Stop.
   void WaitForJob(absl::Time until);

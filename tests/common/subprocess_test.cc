@@ -5,7 +5,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -220,6 +222,26 @@ TEST_CASE("RunSubprocess applies resource limits in the child") {
   SubprocessSpec cpu = Shell("ulimit -t");
   cpu.limits.cpu_seconds = 7;
   CHECK(MustRun(cpu).stdout_text == "7\n");
+}
+
+TEST_CASE("a CancelScope's flag kills the running child at once") {
+  std::atomic<bool> cancel{false};
+  std::thread trigger([&cancel] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    cancel = true;
+  });
+  SubprocessResult r;
+  {
+    CancelScope scope(&cancel);
+    r = MustRun(Shell("sleep 30"));
+  }
+  trigger.join();
+  CHECK(r.cancelled);
+  CHECK_FALSE(r.Succeeded());
+  CHECK(r.Describe() == "cancelled");
+  CHECK(r.wall_seconds < 5);
+  // Outside the scope the flag means nothing.
+  CHECK(MustRun(Shell("true")).Succeeded());
 }
 
 TEST_CASE("a child dies with the process that started it") {

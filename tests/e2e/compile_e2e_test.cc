@@ -218,6 +218,38 @@ TEST_CASE("a second worker started with a live worker's name is refused with a c
   CHECK_THAT(listed.stdout_text, Catch::Contains("twin"));
 }
 
+TEST_CASE("kseek cancel stops a running job, its worker kills nvcc and takes the next job", "[e2e]") {
+  LocalStack stack;
+  stack.StartServer({"--lease-timeout", "3"});
+  ChildProcess* worker = stack.StartWorker("busy", WriteSlowNvcc(stack));
+  std::string kernel = WriteKernel(stack, "k.cu", kKernel);
+  SubprocessResult submitted = stack.Kseek({"compile", kernel, "--arch", "sm_90a", "--no-wait"});
+  REQUIRE(submitted.exit_code == 0);
+  std::string id(absl::StripAsciiWhitespace(submitted.stdout_text));
+  REQUIRE(WaitFor([&] { return JobJson(stack, id)["stage"] != "queued" &&
+                               JobJson(stack, id)["state"] == "JOB_STATE_LEASED"; }, absl::Seconds(20)));
+  SubprocessResult other_user = stack.Kseek({"cancel", "999"});
+  CHECK(other_user.exit_code == 2);
+  SubprocessResult cancel = stack.Kseek({"cancel", id});
+  INFO(cancel.stderr_text);
+  REQUIRE(cancel.exit_code == 0);
+  CHECK(cancel.stdout_text == "job " + id + ": cancelled\n");
+  json job = JobJson(stack, id);
+  CHECK(job["state"] == "JOB_STATE_CANCELLED");
+  SubprocessResult again = stack.Kseek({"cancel", id});
+  CHECK(again.exit_code != 0);
+  CHECK_THAT(again.stderr_text, Catch::Contains("already ended"));
+  // The worker drops it at its next sync, killing the sleeping nvcc, and is
+  // free again well before nvcc's 30 s were up.
+  REQUIRE(WaitFor([&] { return ReadFile(worker->log_path()).find("dropping lease") != std::string::npos; },
+                  absl::Seconds(15)));
+  bool idle = WaitFor([&] { return stack.Kseek({"workers"}).stdout_text.find(" idle ") != std::string::npos; },
+                      absl::Seconds(15));
+  INFO(stack.Kseek({"workers"}).stdout_text);
+  INFO(ReadFile(worker->log_path()));
+  REQUIRE(idle);
+}
+
 TEST_CASE("kill -9 of the server with jobs queued: after restart every acknowledged job is there", "[e2e][fault]") {
   LocalStack stack;
   stack.StartServer();

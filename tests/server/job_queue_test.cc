@@ -216,6 +216,31 @@ TEST_CASE("a worker reporting a lapsed lease is told to drop it and gets no othe
   CHECK(f.queue.GetJob(id)->state() == kernelseek::v1::JOB_STATE_QUEUED);
 }
 
+TEST_CASE("cancel ends a queued or leased job once, for its owner only") {
+  Fixture f;
+  std::string queued = f.queue.Submit("ana", CompileSpec()).value();
+  std::string leased = f.queue.Submit("ana", CompileSpec()).value();
+  std::string other = f.queue.Submit("ana", CompileSpec("sm_100a")).value();
+  // w1 takes the first one; make the second the one it runs.
+  auto first = f.queue.Synchronize(Idle("w1")).value();
+  REQUIRE(first.desired_state.execute().job_id() == queued);
+  CHECK(f.queue.Cancel("bob", queued).status().code() == absl::StatusCode::kPermissionDenied);
+  absl::StatusOr<kernelseek::v1::Job> cancelled = f.queue.Cancel("ana", queued);
+  REQUIRE(cancelled.ok());
+  CHECK(cancelled->state() == kernelseek::v1::JOB_STATE_CANCELLED);
+  CHECK(cancelled->failure() == "cancelled by ana");
+  // The worker still running it is told to drop it.
+  auto told = f.queue.Synchronize(Executing("w1", first.desired_state.execute().lease_id())).value();
+  CHECK(told.desired_state.has_idle());
+  // A queued job is cancelled before any worker sees it; twice is refused.
+  REQUIRE(f.queue.Cancel("ana", other).ok());
+  CHECK(f.queue.Cancel("ana", other).status().code() == absl::StatusCode::kFailedPrecondition);
+  CHECK_THAT(std::string(f.queue.Cancel("ana", other).status().message()), Catch::Contains("CANCELLED"));
+  auto next = f.queue.Synchronize(Idle("w1")).value();
+  CHECK(next.desired_state.execute().job_id() == leased);
+  CHECK(f.queue.Cancel("ana", "999").status().code() == absl::StatusCode::kNotFound);
+}
+
 TEST_CASE("an error report fails the job with the worker's message") {
   Fixture f;
   std::string id = f.queue.Submit("ana", CompileSpec()).value();
