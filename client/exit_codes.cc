@@ -1,6 +1,7 @@
 #include "client/exit_codes.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/tls.h"
 
 namespace kseek {
 
@@ -23,6 +24,12 @@ std::string DescribeRpcError(const absl::Status& status, absl::string_view serve
     case absl::StatusCode::kUnauthenticated:
       return "token rejected by server";
     case absl::StatusCode::kUnavailable:
+      if (IsCertificateVerifyFailure(detail)) {
+        return absl::StrCat("the TLS certificate of the server at ", server,
+                            " could not be verified against the CA of --tls-ca (or $KSEEK_TLS_CA): "
+                            "wrong CA, or the server's certificate does not name this address (",
+                            detail, ")");
+      }
       return detail.empty() ? absl::StrCat("cannot reach server at ", server)
                             : absl::StrCat("cannot reach server at ", server, " (", detail, ")");
     case absl::StatusCode::kDeadlineExceeded:

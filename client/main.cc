@@ -36,6 +36,8 @@
 #include "client/session_trace.h"
 #include "common/clock.h"
 #include "common/flags.h"
+#include "common/protocol.h"
+#include "common/tls.h"
 
 namespace kseek {
 namespace {
@@ -51,14 +53,24 @@ constexpr char kDefaultServer[] = "127.0.0.1:7070";
 struct GlobalOptions {
   std::string server = kDefaultServer;
   std::string token;
+  std::string tls_ca;
+  bool insecure_plaintext = false;
 };
 
 // Flags every subcommand takes.
 struct CommonFlags {
   std::string server;
   std::string token;
+  std::string tls_ca;
+  bool insecure_plaintext = false;
   bool json = false;
 };
+
+constexpr char kTlsCaHelp[] =
+    "CA certificate (PEM) to verify the server's TLS certificate against; without it, plaintext, "
+    "which only a loopback server gets unless --insecure-plaintext";
+constexpr char kInsecurePlaintextHelp[] =
+    "talk plaintext to a server that is not on loopback (tokens and kernels readable on the network)";
 
 int Fail(int code, absl::string_view message) {
   std::cerr << "kseek: " << message << "\n";
@@ -74,6 +86,8 @@ void AddCommonFlags(FlagSet* flags, CommonFlags* common, bool json) {
                 absl::StrCat("coordinator address HOST:PORT (else $KSEEK_SERVER, else ",
                              kDefaultServer, ")"));
   flags->String("token", &common->token, "API token (else $KSEEK_TOKEN)");
+  flags->String("tls-ca", &common->tls_ca, absl::StrCat(kTlsCaHelp, " (else $KSEEK_TLS_CA)"));
+  flags->Bool("insecure-plaintext", &common->insecure_plaintext, kInsecurePlaintextHelp);
   if (json) flags->Bool("json", &common->json, "print the protobuf JSON instead of text");
 }
 
@@ -108,7 +122,12 @@ std::optional<int> Connect(const GlobalOptions& global, const CommonFlags& commo
                 "no API token: pass --token or set KSEEK_TOKEN (an admin creates one with "
                 "`kseek-server token create --db PATH --user NAME`)");
   }
-  *client = std::make_unique<CoordinatorClient>(CoordinatorClient::MakeChannel(*server), token);
+  ClientTlsConfig tls;
+  tls.ca_file = common.tls_ca.empty() ? global.tls_ca : common.tls_ca;
+  tls.insecure_plaintext = common.insecure_plaintext || global.insecure_plaintext;
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials = MakeChannelCredentials(tls, *server);
+  if (!credentials.ok()) return Fail(kExitUsage, credentials.status().message());
+  *client = std::make_unique<CoordinatorClient>(CoordinatorClient::MakeChannel(*server, *credentials), token);
   return std::nullopt;
 }
 
@@ -876,17 +895,21 @@ std::string TopLevelDescription() {
                   "watch exits 0 once the session has ended, whatever its outcome; `kseek\n"
                   "session show` says how it ended.\n"
                   "\nErrors are one line on stderr starting \"kseek: \".\n"
-                  "Flags --server and --token may come before or after the command.");
+                  "Flags --server, --token, --tls-ca and --insecure-plaintext may come before or\n"
+                  "after the command. --version prints kseek's version and protocol version; a\n"
+                  "server that speaks another protocol refuses the call, saying which to upgrade.");
   return text;
 }
 
 // Global flags before the command go through their own FlagSet, which also
 // reads $KSEEK_SERVER and $KSEEK_TOKEN.
 FlagSet MakeTopLevelFlags(GlobalOptions* global) {
-  FlagSet flags("kseek", "[--server HOST:PORT] [--token TOKEN] COMMAND [ARGS] [flags]",
+  FlagSet flags("kseek", "[--server HOST:PORT] [--token TOKEN] [--tls-ca FILE] COMMAND [ARGS] [flags]\n       kseek --version",
                 TopLevelDescription());
   flags.String("server", &global->server, "coordinator address HOST:PORT", "KSEEK_SERVER");
   flags.String("token", &global->token, "API token", "KSEEK_TOKEN");
+  flags.String("tls-ca", &global->tls_ca, kTlsCaHelp, "KSEEK_TLS_CA");
+  flags.Bool("insecure-plaintext", &global->insecure_plaintext, kInsecurePlaintextHelp);
   return flags;
 }
 
@@ -910,7 +933,11 @@ int Main(int argc, char** argv) {
   size_t command_index = 0;
   while (command_index < args.size() && args[command_index].starts_with("-")) {
     const std::string& arg = args[command_index];
-    command_index += (arg == "--server" || arg == "--token") ? 2 : 1;
+    command_index += (arg == "--server" || arg == "--token" || arg == "--tls-ca") ? 2 : 1;
+  }
+  if (args.size() == 1 && args[0] == "--version") {
+    std::cout << VersionLine("kseek") << "\n";
+    return kExitOk;
   }
   GlobalOptions global;
   FlagSet top = MakeTopLevelFlags(&global);
