@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include <grpc/support/log.h>
+
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -883,10 +885,12 @@ std::string TopLevelDescription() {
                   "     verification (report printed)\n"
                   "     profile: the kernel did not compile or failed the scenario's\n"
                   "     verification (report printed)\n"
-                  "  2  usage error: bad flags or arguments, unreadable FILE, or input the\n"
+                  "  2  usage error: bad flags or arguments, unreadable FILE, plaintext to a\n"
+                  "     server off loopback without --insecure-plaintext, or input the\n"
                   "     server rejected (unknown job or session id or problem, invalid\n"
                   "     option); best: FILE exists and --force was not given\n"
-                  "  3  no token, server unreachable, token rejected, or another server error\n"
+                  "  3  no token, server unreachable, its TLS certificate not verified by\n"
+                  "     --tls-ca, token rejected, another protocol version, or another server error\n"
                   "  4  compile, verify, bench: the job failed without a result (reason printed)\n"
                   "     verify, bench: the runner stopped early (runner error in the report),\n"
                   "     no scenario ran, or (bench) a passing scenario was not timed\n"
@@ -927,6 +931,9 @@ int RunHelp(const std::vector<std::string>& args, const GlobalOptions& global) {
 }
 
 int Main(int argc, char** argv) {
+  // gRPC logs failures such as a refused TLS handshake on stderr itself;
+  // kseek says the same in one line of its own. GRPC_VERBOSITY brings them back.
+  if (std::getenv("GRPC_VERBOSITY") == nullptr) gpr_set_log_function([](gpr_log_func_args*) {});
   std::vector<std::string> args(argv + 1, argv + argc);
   // The command is the first argument that is neither a flag nor the value
   // of --server/--token.
