@@ -30,6 +30,12 @@ std::string DescribeRpcError(const absl::Status& status, absl::string_view serve
                             "wrong CA, or the server's certificate does not name this address (",
                             detail, ")");
       }
+      if (IsPlaintextPeer(detail)) {
+        return absl::StrCat("the server at ", server,
+                            " does not speak TLS (started without --tls-cert?): drop --tls-ca and $KSEEK_TLS_CA "
+                            "for a loopback server, or serve TLS (",
+                            detail, ")");
+      }
       return detail.empty() ? absl::StrCat("cannot reach server at ", server)
                             : absl::StrCat("cannot reach server at ", server, " (", detail, ")");
     case absl::StatusCode::kDeadlineExceeded:

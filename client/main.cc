@@ -53,6 +53,7 @@ constexpr char kDefaultServer[] = "127.0.0.1:7070";
 // Where to connect and as whom: from $KSEEK_SERVER/$KSEEK_TOKEN, then flags
 // before the command, then flags after it (the last one given wins).
 struct GlobalOptions {
+  bool version = false;
   std::string server = kDefaultServer;
   std::string token;
   std::string tls_ca;
@@ -914,6 +915,7 @@ FlagSet MakeTopLevelFlags(GlobalOptions* global) {
   flags.String("token", &global->token, "API token", "KSEEK_TOKEN");
   flags.String("tls-ca", &global->tls_ca, kTlsCaHelp, "KSEEK_TLS_CA");
   flags.Bool("insecure-plaintext", &global->insecure_plaintext, kInsecurePlaintextHelp);
+  flags.Bool("version", &global->version, "print kseek's version and protocol version");
   return flags;
 }
 
@@ -942,10 +944,6 @@ int Main(int argc, char** argv) {
     const std::string& arg = args[command_index];
     command_index += (arg == "--server" || arg == "--token" || arg == "--tls-ca") ? 2 : 1;
   }
-  if (args.size() == 1 && args[0] == "--version") {
-    std::cout << VersionLine("kseek") << "\n";
-    return kExitOk;
-  }
   GlobalOptions global;
   FlagSet top = MakeTopLevelFlags(&global);
   std::vector<std::string> leading(args.begin(),
@@ -954,6 +952,10 @@ int Main(int argc, char** argv) {
   if (!parsed.ok()) return Fail(kExitUsage, parsed.status().message());
   if (top.help_requested()) {
     std::cout << top.Usage();
+    return kExitOk;
+  }
+  if (global.version) {
+    std::cout << VersionLine("kseek") << "\n";
     return kExitOk;
   }
   if (command_index >= args.size()) {

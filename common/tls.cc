@@ -130,3 +130,12 @@ bool IsCertificateVerifyFailure(absl::string_view message) {
 }
 
 }  // namespace kseek
+
+namespace kseek {
+
+bool IsPlaintextPeer(absl::string_view message) {
+  const std::string lower = absl::AsciiStrToLower(message);
+  return absl::StrContains(lower, "ssl handshake failed") && absl::StrContains(lower, "wrong version number");
+}
+
+}  // namespace kseek

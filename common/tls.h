@@ -55,6 +55,8 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(c
 // True when a failed call's message says the TLS handshake failed because a
 // certificate could not be verified (wrong CA, or a name not in it).
 bool IsCertificateVerifyFailure(absl::string_view message);
+// True when a TLS client's handshake met a server that answered plaintext.
+bool IsPlaintextPeer(absl::string_view message);
 
 }  // namespace kseek
 

@@ -178,6 +178,7 @@ int Serve(const std::vector<std::string>& args) {
   std::string llm_endpoints_path;
   std::string replay_dir;
   ServerTlsConfig tls;
+  bool version = false;
   FlagSet flags("kseek-server",
                 "--listen HOST:PORT --db PATH [--tls-cert FILE --tls-key FILE [--worker-client-ca FILE]] [flags]\n"
                 "       kseek-server token create --help\n"
@@ -199,6 +200,7 @@ int Serve(const std::vector<std::string>& args) {
                 "A port that is already taken is an error, never shared. Calls from a kseek or\n"
                 "kseek-worker of another protocol version are refused, naming the side to\n"
                 "upgrade (--version prints both versions).");
+  flags.Bool("version", &version, "print the version and protocol version, and exit");
   flags.String("listen", &listen, "address to serve on; port 0 picks a free port (printed at start)");
   flags.String("db", &db_path, "SQLite database file (created and migrated if needed)");
   flags.String("tls-cert", &tls.cert_file, "server certificate chain (PEM); its names must cover the address clients dial");
@@ -222,6 +224,10 @@ int Serve(const std::vector<std::string>& args) {
   flags.String("replay-traces", &replay_dir,
                "folder of JSONL traces that replay sessions may name (plain file names; empty: uploads only)");
   if (std::optional<int> done = ParseCommandFlags(flags, args, "kseek-server")) return *done;
+  if (version) {
+    std::cout << VersionLine("kseek-server") << "\n";
+    return 0;
+  }
   if (db_path.empty()) return Fail("--db is required", kUsageError);
   absl::StatusOr<HostPort> address = ParseHostPort("listen", listen, /*allow_port_zero=*/true);
   if (!address.ok()) return Fail(std::string(address.status().message()), kUsageError);
@@ -338,10 +344,6 @@ int Serve(const std::vector<std::string>& args) {
 
 int Main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.size() == 1 && args[0] == "--version") {
-    std::cout << VersionLine("kseek-server") << "\n";
-    return 0;
-  }
   if (!args.empty() && args[0] == "backup") return Backup(std::vector<std::string>(args.begin() + 1, args.end()));
   if (args.size() >= 2 && args[0] == "token" && args[1] == "create") {
     return TokenCreate(std::vector<std::string>(args.begin() + 2, args.end()));

@@ -169,6 +169,7 @@ int Main(int argc, char** argv) {
   bool no_sandbox = false;
   ClientTlsConfig tls;
   int64_t protocol_version = kProtocolVersion;
+  bool version = false;
   FlagSet flags("kseek-worker", "--server HOST:PORT [--tls-ca FILE [--tls-cert FILE --tls-key FILE]] [flags]\n"
                 "       kseek-worker --version",
                 "Runs KernelSeek jobs for a server. Dials out (so it works behind NAT),\n"
@@ -180,6 +181,7 @@ int Main(int argc, char** argv) {
                 "--worker-client-ca wants this worker's certificate: --tls-cert and --tls-key.\n"
                 "Every call carries this worker's protocol version; a server that speaks\n"
                 "another refuses it, saying which side to upgrade (--version prints both).");
+  flags.Bool("version", &version, "print the version and protocol version, and exit");
   flags.String("server", &server, "address of kseek-server");
   flags.String("tls-ca", &tls.ca_file, "CA certificate (PEM) that signed the server's certificate");
   flags.String("tls-cert", &tls.cert_file, "this worker's client certificate (PEM), for --worker-client-ca servers");
@@ -213,13 +215,13 @@ int Main(int argc, char** argv) {
   flags.Bool("no-sandbox", &no_sandbox,
              "run jobs' programs without bubblewrap (limits and a clean environment\n"
              "only): for a developer's machine, never for a shared worker");
-  if (argc == 2 && std::string(argv[1]) == "--version") {
-    std::cout << VersionLine("kseek-worker") << "\n";
-    return 0;
-  }
   if (std::optional<int> done =
           ParseCommandFlags(flags, std::vector<std::string>(argv + 1, argv + argc), "kseek-worker")) {
     return *done;
+  }
+  if (version) {
+    std::cout << VersionLine("kseek-worker") << "\n";
+    return 0;
   }
   if (token.empty()) {
     std::cerr << "kseek-worker: no token: pass --token or set KSEEK_WORKER_TOKEN "

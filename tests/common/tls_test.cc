@@ -67,3 +67,15 @@ TEST_CASE("IsCertificateVerifyFailure recognises OpenSSL's and BoringSSL's wordi
 
 }  // namespace
 }  // namespace kseek
+
+namespace kseek {
+namespace {
+
+TEST_CASE("IsPlaintextPeer recognises a TLS handshake answered in plaintext", "[tls]") {
+  CHECK(IsPlaintextPeer("last error: UNKNOWN: ipv4:127.0.0.1:1: Ssl handshake failed: SSL_ERROR_SSL: "
+                        "error:0A00010B:SSL routines::wrong version number"));
+  CHECK_FALSE(IsPlaintextPeer("Ssl handshake failed: SSL_ERROR_SSL: certificate verify failed"));
+}
+
+}  // namespace
+}  // namespace kseek

@@ -106,6 +106,16 @@ TEST_CASE("a CLI with the wrong CA is refused: exit 3, the certificate could not
   CHECK(stack.Kseek({"jobs"}, "", {{"KSEEK_TLS_CA", pki.ca}}).exit_code == 0);
 }
 
+TEST_CASE("a CLI with a CA facing a plaintext server is told the server does not speak TLS", "[e2e][trust]") {
+  LocalStack stack;
+  TestPki pki(stack.dir());
+  stack.StartServer();
+  SubprocessResult r = stack.Kseek({"jobs"}, "", {{"KSEEK_TLS_CA", pki.ca}});
+  CHECK(r.exit_code == 3);
+  CHECK_THAT(r.stderr_text, Catch::Contains("the server at " + stack.address() + " does not speak TLS"));
+  CHECK(stack.Kseek({"jobs"}).exit_code == 0);
+}
+
 TEST_CASE("plaintext off loopback is refused unless asked for by name", "[e2e][trust]") {
   TempDir dir;
   SubprocessResult server =
