@@ -136,9 +136,10 @@ int Backup(const std::vector<std::string>& args) {
   return 0;
 }
 
-// Why binding `listen` failed, when the system says: "HOST:PORT is in use"
-// for a taken port; else a generic line.
-std::string DescribeListenFailure(const HostPort& address) {
+// Why `address` cannot be listened on, found by binding it as gRPC will
+// (SO_REUSEADDR, no SO_REUSEPORT): "HOST:PORT is in use" for a taken port;
+// nullopt when the bind works.
+std::optional<std::string> ListenProblem(const HostPort& address) {
   std::string host = address.host;
   if (host.size() > 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
   const std::string where = absl::StrCat(address.host, ":", address.port);
@@ -149,18 +150,20 @@ std::string DescribeListenFailure(const HostPort& address) {
   if (getaddrinfo(host.c_str(), std::to_string(address.port).c_str(), &hints, &found) != 0 || found == nullptr) {
     return absl::StrCat("cannot listen on ", where, ": the host does not resolve");
   }
-  std::string reason;
-  for (addrinfo* a = found; a != nullptr && reason.empty(); a = a->ai_next) {
-    int fd = socket(a->ai_family, a->ai_socktype, a->ai_protocol);
+  std::optional<std::string> problem;
+  for (addrinfo* a = found; a != nullptr && !problem.has_value(); a = a->ai_next) {
+    int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
     if (fd < 0) continue;
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));  // as gRPC: TIME_WAIT leftovers are no obstacle
     if (bind(fd, a->ai_addr, a->ai_addrlen) != 0) {
-      reason = errno == EADDRINUSE ? absl::StrCat(where, " is in use (another kseek-server or program listens there)")
-                                   : absl::StrCat("cannot listen on ", where, ": ", strerror(errno));
+      problem = errno == EADDRINUSE ? absl::StrCat(where, " is in use (another kseek-server or program listens there)")
+                                    : absl::StrCat("cannot listen on ", where, ": ", strerror(errno));
     }
     close(fd);
   }
   freeaddrinfo(found);
-  return reason.empty() ? absl::StrCat("cannot listen on ", where) : reason;
+  return problem;
 }
 
 int Serve(const std::vector<std::string>& args) {
@@ -233,6 +236,12 @@ int Serve(const std::vector<std::string>& args) {
   if (!address.ok()) return Fail(std::string(address.status().message()), kUsageError);
   absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = MakeServerCredentials(tls, listen);
   if (!credentials.ok()) return Fail(std::string(credentials.status().message()), kUsageError);
+  // Before the database is opened: a second server started by mistake on the
+  // same port (and likely the same database) must not resume its sessions.
+  // The bind at start is checked again below, for a port taken meanwhile.
+  if (address->port != 0) {
+    if (std::optional<std::string> problem = ListenProblem(*address)) return Fail(*problem);
+  }
   std::string llm_endpoints_text;
   if (!llm_endpoints_path.empty()) {
     std::ifstream in(llm_endpoints_path, std::ios::binary);
@@ -311,7 +320,9 @@ int Serve(const std::vector<std::string>& args) {
   builder.RegisterService(&hub);
   builder.SetMaxReceiveMessageSize(16 << 20);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (server == nullptr || port == 0) return Fail(DescribeListenFailure(*address));
+  if (server == nullptr || port == 0) {
+    return Fail(ListenProblem(*address).value_or(absl::StrCat("cannot listen on ", listen)));
+  }
   Log(absl::StrCat("kseek-server ", kProjectVersion, " (protocol ", kProtocolVersion, ") listening on ", address->host,
                    ":", port, tls.cert_file.empty() ? " (plaintext)" : " (TLS)",
                    tls.worker_client_ca.empty() ? "" : " (workers need client certificates)", " db ", db_path));

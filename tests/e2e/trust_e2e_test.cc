@@ -160,12 +160,23 @@ TEST_CASE("mutual TLS: a worker without a client certificate is rejected, one wi
 TEST_CASE("a second kseek-server on a taken port fails, saying the port is in use", "[e2e][trust]") {
   LocalStack stack;
   stack.StartServer();
-  TempDir other;
-  SubprocessResult r = Run({BinDir() + "/kseek-server", "--listen", stack.address(), "--db", other.File("k.db")});
+  // The likely mistake: the same command twice, so the same database too.
+  SubprocessResult r = Run({BinDir() + "/kseek-server", "--listen", stack.address(), "--db", stack.db()});
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.stderr_text, Catch::Contains("kseek-server: " + stack.address() + " is in use"));
   CHECK(r.stderr_text.find("listening") == std::string::npos);
+  // It stopped before opening the database (no "recovered ... jobs" line).
+  CHECK(r.stderr_text.find("recovered") == std::string::npos);
   CHECK(stack.server()->running());
+  CHECK(stack.Kseek({"jobs"}).exit_code == 0);
+
+  // A restart on the same port works at once, connections of the old server
+  // in TIME_WAIT notwithstanding.
+  const std::string address = stack.address();
+  stack.KillServer(SIGTERM);
+  stack.StartServer({"--listen", address});  // the later --listen wins
+  CHECK(stack.address() == address);
+  CHECK(stack.Kseek({"jobs"}).exit_code == 0);
 }
 
 TEST_CASE("every binary prints the project and protocol versions for --version", "[e2e][trust]") {
