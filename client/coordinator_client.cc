@@ -55,7 +55,7 @@ std::shared_ptr<grpc::Channel> CoordinatorClient::MakeChannel(
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 250);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 250);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
-  return CreateProtocolChannel(address, credentials, args, kProtocolVersion);
+  return CreateProtocolChannel(address, credentials, args, kProtocolVersion, "kseek");
 }
 
 CoordinatorClient::CoordinatorClient(std::shared_ptr<grpc::Channel> channel, std::string token)

@@ -129,10 +129,6 @@ bool IsCertificateVerifyFailure(absl::string_view message) {
   return absl::StrContains(lower, "certificate_verify_failed") || absl::StrContains(lower, "certificate verify failed");
 }
 
-}  // namespace kseek
-
-namespace kseek {
-
 bool IsPlaintextPeer(absl::string_view message) {
   const std::string lower = absl::AsciiStrToLower(message);
   return absl::StrContains(lower, "ssl handshake failed") && absl::StrContains(lower, "wrong version number");

@@ -315,6 +315,7 @@ int Serve(const std::vector<std::string>& args) {
   // gRPC sets SO_REUSEPORT by default, which lets a second server bind a
   // taken port and silently share (or steal) its calls.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  AddServerProtocolInterceptor(&builder, kProtocolVersion);
   builder.AddListeningPort(listen, *credentials, &port);
   builder.RegisterService(&coordinator);
   builder.RegisterService(&hub);

@@ -128,7 +128,7 @@ int RunLoop(const std::string& server, const ClientTlsConfig& tls, int protocol_
   }
   grpc::ChannelArguments channel_args;
   channel_args.SetMaxReceiveMessageSize(16 << 20);
-  auto channel = CreateProtocolChannel(server, *credentials, channel_args, protocol_version);
+  auto channel = CreateProtocolChannel(server, *credentials, channel_args, protocol_version, "kseek-worker");
   auto stub = kernelseek::v1::WorkerHub::NewStub(channel);
   WorkerLoop loop(stub.get(), executor, options);
   std::thread signal_thread([&loop, signals] {

@@ -90,6 +90,7 @@ struct Stack {
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
     builder.RegisterService(&coordinator);
     builder.RegisterService(&hub);
+    AddServerProtocolInterceptor(&builder, kProtocolVersion);
     server = builder.BuildAndStart();
     address = absl::StrCat("127.0.0.1:", port);
   }
@@ -109,7 +110,7 @@ struct Workers {
       grpc::ChannelArguments args;
       args.SetInt("grpc.use_local_subchannel_pool", 1);  // one connection per simulated worker
       stubs.push_back(kernelseek::v1::WorkerHub::NewStub(
-          CreateProtocolChannel(stack.address, grpc::InsecureChannelCredentials(), args, kProtocolVersion)));
+          CreateProtocolChannel(stack.address, grpc::InsecureChannelCredentials(), args, kProtocolVersion, "kseek-worker")));
       WorkerLoopOptions options;
       options.name = absl::StrCat("sim-", i);
       options.token = stack.worker_token;
@@ -137,7 +138,7 @@ void Latency(int jobs) {
   TrivialExecutor executor;
   Workers workers(stack, &executor, 1);
   auto client = kernelseek::v1::Coordinator::NewStub(
-      CreateProtocolChannel(stack.address, grpc::InsecureChannelCredentials(), grpc::ChannelArguments(), kProtocolVersion));
+      CreateProtocolChannel(stack.address, grpc::InsecureChannelCredentials(), grpc::ChannelArguments(), kProtocolVersion, "kseek"));
   std::vector<double> ms;
   for (int i = 0; i < jobs + 10; ++i) {
     absl::Time start = absl::Now();

@@ -36,6 +36,17 @@ TEST_CASE("CheckPeerProtocol: a value that is not a version is invalid", "[proto
   }
 }
 
+TEST_CASE("CheckServerProtocol: same version passes, another or none names the side to upgrade", "[protocol]") {
+  CHECK(CheckServerProtocol("2", 2, "kseek").ok());
+  CHECK(CheckServerProtocol("3", 2, "kseek").message() ==
+        "kseek-server speaks protocol 3, this kseek speaks protocol 2: upgrade kseek");
+  CHECK(CheckServerProtocol("1", 2, "kseek-worker").message() ==
+        "kseek-server speaks protocol 1, this kseek-worker speaks protocol 2: upgrade kseek-server");
+  absl::Status none = CheckServerProtocol(std::nullopt, 2, "kseek");
+  CHECK(none.code() == absl::StatusCode::kFailedPrecondition);
+  CHECK_THAT(std::string(none.message()), Catch::EndsWith("upgrade kseek-server"));
+}
+
 TEST_CASE("VersionLine names the program, the project version and the protocol", "[protocol]") {
   CHECK(VersionLine("kseek") == std::string("kseek ") + kProjectVersion + " (protocol " +
                                     std::to_string(kProtocolVersion) + ")");
