@@ -909,7 +909,9 @@ std::string TopLevelDescription() {
 // Global flags before the command go through their own FlagSet, which also
 // reads $KSEEK_SERVER and $KSEEK_TOKEN.
 FlagSet MakeTopLevelFlags(GlobalOptions* global) {
-  FlagSet flags("kseek", "[--server HOST:PORT] [--token TOKEN] [--tls-ca FILE] COMMAND [ARGS] [flags]\n       kseek --version",
+  FlagSet flags("kseek",
+                "[--server HOST:PORT] [--token TOKEN] [--tls-ca FILE] COMMAND [ARGS] [flags]\n"
+                "       kseek --version",
                 TopLevelDescription());
   flags.String("server", &global->server, "coordinator address HOST:PORT", "KSEEK_SERVER");
   flags.String("token", &global->token, "API token", "KSEEK_TOKEN");

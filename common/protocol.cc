@@ -38,7 +38,9 @@ class ClientProtocolInterceptor : public grpc::experimental::Interceptor {
       // client's version says more than this side could.
       if (status->ok()) {
         absl::Status verdict = CheckServerProtocol(server_value_, version_, program_);
-        if (!verdict.ok()) *status = grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, std::string(verdict.message()));
+        if (!verdict.ok()) {
+          *status = grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, std::string(verdict.message()));
+        }
       }
     }
     methods->Proceed();
@@ -52,7 +54,8 @@ class ClientProtocolInterceptor : public grpc::experimental::Interceptor {
 
 class ClientProtocolInterceptorFactory : public grpc::experimental::ClientInterceptorFactoryInterface {
  public:
-  ClientProtocolInterceptorFactory(int version, std::string program) : version_(version), program_(std::move(program)) {}
+  ClientProtocolInterceptorFactory(int version, std::string program)
+      : version_(version), program_(std::move(program)) {}
 
   grpc::experimental::Interceptor* CreateClientInterceptor(grpc::experimental::ClientRpcInfo* info) override {
     return new ClientProtocolInterceptor(version_, program_);

@@ -206,7 +206,8 @@ int Serve(const std::vector<std::string>& args) {
   flags.Bool("version", &version, "print the version and protocol version, and exit");
   flags.String("listen", &listen, "address to serve on; port 0 picks a free port (printed at start)");
   flags.String("db", &db_path, "SQLite database file (created and migrated if needed)");
-  flags.String("tls-cert", &tls.cert_file, "server certificate chain (PEM); its names must cover the address clients dial");
+  flags.String("tls-cert", &tls.cert_file,
+               "server certificate chain (PEM); its names must cover the address clients dial");
   flags.String("tls-key", &tls.key_file, "private key (PEM) of --tls-cert");
   flags.String("worker-client-ca", &tls.worker_client_ca,
                "CA (PEM) whose client certificates workers must present (mutual TLS for workers)");

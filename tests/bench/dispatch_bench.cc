@@ -110,7 +110,8 @@ struct Workers {
       grpc::ChannelArguments args;
       args.SetInt("grpc.use_local_subchannel_pool", 1);  // one connection per simulated worker
       stubs.push_back(kernelseek::v1::WorkerHub::NewStub(
-          CreateProtocolChannel(stack.address, grpc::InsecureChannelCredentials(), args, kProtocolVersion, "kseek-worker")));
+          CreateProtocolChannel(stack.address, grpc::InsecureChannelCredentials(), args, kProtocolVersion,
+                                "kseek-worker")));
       WorkerLoopOptions options;
       options.name = absl::StrCat("sim-", i);
       options.token = stack.worker_token;
@@ -138,7 +139,8 @@ void Latency(int jobs) {
   TrivialExecutor executor;
   Workers workers(stack, &executor, 1);
   auto client = kernelseek::v1::Coordinator::NewStub(
-      CreateProtocolChannel(stack.address, grpc::InsecureChannelCredentials(), grpc::ChannelArguments(), kProtocolVersion, "kseek"));
+      CreateProtocolChannel(stack.address, grpc::InsecureChannelCredentials(), grpc::ChannelArguments(),
+                            kProtocolVersion, "kseek"));
   std::vector<double> ms;
   for (int i = 0; i < jobs + 10; ++i) {
     absl::Time start = absl::Now();
