@@ -13,6 +13,8 @@
 #include "absl/time/clock.h"
 #include "common/grpc_status.h"
 #include "common/job_state.h"
+#include "common/protocol.h"
+#include "common/version.h"
 
 namespace kseek {
 namespace {
@@ -43,14 +45,15 @@ bool IsStreamBreak(const absl::Status& status) {
 
 }  // namespace
 
-std::shared_ptr<grpc::Channel> CoordinatorClient::MakeChannel(const std::string& address) {
+std::shared_ptr<grpc::Channel> CoordinatorClient::MakeChannel(
+    const std::string& address, const std::shared_ptr<grpc::ChannelCredentials>& credentials) {
   grpc::ChannelArguments args;
   // gRPC's default reconnect backoff grows to 120 s; while it waits, calls
   // fail at once, so a watch would miss a server that is already back.
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 250);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 250);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
-  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+  return CreateProtocolChannel(address, credentials, args, kProtocolVersion, "kseek");
 }
 
 CoordinatorClient::CoordinatorClient(std::shared_ptr<grpc::Channel> channel, std::string token)

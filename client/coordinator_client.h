@@ -11,6 +11,7 @@
 #define KERNELSEEK_CLIENT_COORDINATOR_CLIENT_H_
 
 #include <grpcpp/channel.h>
+#include <grpcpp/security/credentials.h>
 
 #include <cstdint>
 #include <functional>
@@ -36,9 +37,13 @@ class CoordinatorClient {
     absl::Duration max_backoff = absl::Seconds(4);
   };
 
-  // An insecure channel to HOST:PORT whose reconnect backoff is short enough
-  // that WatchJob notices a restarted server within seconds.
-  static std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address);
+  // A channel to HOST:PORT with `credentials` (see common/tls.h for TLS;
+  // plaintext by default, which tests use on loopback) whose reconnect
+  // backoff is short enough that WatchJob notices a restarted server within
+  // seconds, and whose every call carries this kseek's protocol version.
+  static std::shared_ptr<grpc::Channel> MakeChannel(
+      const std::string& address,
+      const std::shared_ptr<grpc::ChannelCredentials>& credentials = grpc::InsecureChannelCredentials());
 
   CoordinatorClient(std::shared_ptr<grpc::Channel> channel, std::string token);
   CoordinatorClient(std::shared_ptr<grpc::Channel> channel, std::string token, Options options);

@@ -1,6 +1,7 @@
 #include "client/exit_codes.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/tls.h"
 
 namespace kseek {
 
@@ -23,6 +24,18 @@ std::string DescribeRpcError(const absl::Status& status, absl::string_view serve
     case absl::StatusCode::kUnauthenticated:
       return "token rejected by server";
     case absl::StatusCode::kUnavailable:
+      if (IsCertificateVerifyFailure(detail)) {
+        return absl::StrCat("the TLS certificate of the server at ", server,
+                            " could not be verified against the CA of --tls-ca (or $KSEEK_TLS_CA): "
+                            "wrong CA, or the server's certificate does not name this address (",
+                            detail, ")");
+      }
+      if (IsPlaintextPeer(detail)) {
+        return absl::StrCat("the server at ", server,
+                            " does not speak TLS (started without --tls-cert?): drop --tls-ca and $KSEEK_TLS_CA "
+                            "for a loopback server, or serve TLS (",
+                            detail, ")");
+      }
       return detail.empty() ? absl::StrCat("cannot reach server at ", server)
                             : absl::StrCat("cannot reach server at ", server, " (", detail, ")");
     case absl::StatusCode::kDeadlineExceeded:

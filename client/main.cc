@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include <grpc/support/log.h>
+
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -37,6 +39,8 @@
 #include "common/clock.h"
 #include "common/flags.h"
 #include "common/job_state.h"
+#include "common/protocol.h"
+#include "common/tls.h"
 
 namespace kseek {
 namespace {
@@ -50,16 +54,27 @@ constexpr char kDefaultServer[] = "127.0.0.1:7070";
 // Where to connect and as whom: from $KSEEK_SERVER/$KSEEK_TOKEN, then flags
 // before the command, then flags after it (the last one given wins).
 struct GlobalOptions {
+  bool version = false;
   std::string server = kDefaultServer;
   std::string token;
+  std::string tls_ca;
+  bool insecure_plaintext = false;
 };
 
 // Flags every subcommand takes.
 struct CommonFlags {
   std::string server;
   std::string token;
+  std::string tls_ca;
+  bool insecure_plaintext = false;
   bool json = false;
 };
+
+constexpr char kTlsCaHelp[] =
+    "CA certificate (PEM) to verify the server's TLS certificate against; without it, plaintext, "
+    "which only a loopback server gets unless --insecure-plaintext";
+constexpr char kInsecurePlaintextHelp[] =
+    "talk plaintext to a server that is not on loopback (tokens and kernels readable on the network)";
 
 int Fail(int code, absl::string_view message) {
   std::cerr << "kseek: " << message << "\n";
@@ -75,6 +90,8 @@ void AddCommonFlags(FlagSet* flags, CommonFlags* common, bool json) {
                 absl::StrCat("coordinator address HOST:PORT (else $KSEEK_SERVER, else ",
                              kDefaultServer, ")"));
   flags->String("token", &common->token, "API token (else $KSEEK_TOKEN)");
+  flags->String("tls-ca", &common->tls_ca, absl::StrCat(kTlsCaHelp, " (else $KSEEK_TLS_CA)"));
+  flags->Bool("insecure-plaintext", &common->insecure_plaintext, kInsecurePlaintextHelp);
   if (json) flags->Bool("json", &common->json, "print the protobuf JSON instead of text");
 }
 
@@ -112,7 +129,12 @@ std::optional<int> Connect(const GlobalOptions& global, const CommonFlags& commo
                 "no API token: pass --token or set KSEEK_TOKEN (an admin creates one with "
                 "`kseek-server token create --db PATH --user NAME`)");
   }
-  *client = std::make_unique<CoordinatorClient>(CoordinatorClient::MakeChannel(*server), token);
+  ClientTlsConfig tls;
+  tls.ca_file = common.tls_ca.empty() ? global.tls_ca : common.tls_ca;
+  tls.insecure_plaintext = common.insecure_plaintext || global.insecure_plaintext;
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials = MakeChannelCredentials(tls, *server);
+  if (!credentials.ok()) return Fail(kExitUsage, credentials.status().message());
+  *client = std::make_unique<CoordinatorClient>(CoordinatorClient::MakeChannel(*server, *credentials), token);
   return std::nullopt;
 }
 
@@ -895,10 +917,12 @@ std::string TopLevelDescription() {
                   "     verification (report printed)\n"
                   "     profile: the kernel did not compile or failed the scenario's\n"
                   "     verification (report printed)\n"
-                  "  2  usage error: bad flags or arguments, unreadable FILE, or input the\n"
+                  "  2  usage error: bad flags or arguments, unreadable FILE, plaintext to a\n"
+                  "     server off loopback without --insecure-plaintext, or input the\n"
                   "     server rejected (unknown job or session id or problem, invalid\n"
                   "     option); best: FILE exists and --force was not given\n"
-                  "  3  no token, server unreachable, token rejected, or another server error\n"
+                  "  3  no token, server unreachable, its TLS certificate not verified by\n"
+                  "     --tls-ca, token rejected, another protocol version, or another server error\n"
                   "  4  compile, verify, bench: the job failed without a result (reason printed)\n"
                   "     verify, bench: the runner stopped early (runner error in the report),\n"
                   "     no scenario ran, or (bench) a passing scenario was not timed\n"
@@ -907,17 +931,24 @@ std::string TopLevelDescription() {
                   "watch exits 0 once the session has ended, whatever its outcome; `kseek\n"
                   "session show` says how it ended.\n"
                   "\nErrors are one line on stderr starting \"kseek: \".\n"
-                  "Flags --server and --token may come before or after the command.");
+                  "Flags --server, --token, --tls-ca and --insecure-plaintext may come before or\n"
+                  "after the command. --version prints kseek's version and protocol version; a\n"
+                  "server that speaks another protocol refuses the call, saying which to upgrade.");
   return text;
 }
 
 // Global flags before the command go through their own FlagSet, which also
 // reads $KSEEK_SERVER and $KSEEK_TOKEN.
 FlagSet MakeTopLevelFlags(GlobalOptions* global) {
-  FlagSet flags("kseek", "[--server HOST:PORT] [--token TOKEN] COMMAND [ARGS] [flags]",
+  FlagSet flags("kseek",
+                "[--server HOST:PORT] [--token TOKEN] [--tls-ca FILE] COMMAND [ARGS] [flags]\n"
+                "       kseek --version",
                 TopLevelDescription());
   flags.String("server", &global->server, "coordinator address HOST:PORT", "KSEEK_SERVER");
   flags.String("token", &global->token, "API token", "KSEEK_TOKEN");
+  flags.String("tls-ca", &global->tls_ca, kTlsCaHelp, "KSEEK_TLS_CA");
+  flags.Bool("insecure-plaintext", &global->insecure_plaintext, kInsecurePlaintextHelp);
+  flags.Bool("version", &global->version, "print kseek's version and protocol version");
   return flags;
 }
 
@@ -935,13 +966,16 @@ int RunHelp(const std::vector<std::string>& args, const GlobalOptions& global) {
 }
 
 int Main(int argc, char** argv) {
+  // gRPC logs failures such as a refused TLS handshake on stderr itself;
+  // kseek says the same in one line of its own. GRPC_VERBOSITY brings them back.
+  if (std::getenv("GRPC_VERBOSITY") == nullptr) gpr_set_log_function([](gpr_log_func_args*) {});
   std::vector<std::string> args(argv + 1, argv + argc);
   // The command is the first argument that is neither a flag nor the value
   // of --server/--token.
   size_t command_index = 0;
   while (command_index < args.size() && args[command_index].starts_with("-")) {
     const std::string& arg = args[command_index];
-    command_index += (arg == "--server" || arg == "--token") ? 2 : 1;
+    command_index += (arg == "--server" || arg == "--token" || arg == "--tls-ca") ? 2 : 1;
   }
   GlobalOptions global;
   FlagSet top = MakeTopLevelFlags(&global);
@@ -951,6 +985,10 @@ int Main(int argc, char** argv) {
   if (!parsed.ok()) return Fail(kExitUsage, parsed.status().message());
   if (top.help_requested()) {
     std::cout << top.Usage();
+    return kExitOk;
+  }
+  if (global.version) {
+    std::cout << VersionLine("kseek") << "\n";
     return kExitOk;
   }
   if (command_index >= args.size()) {

@@ -143,11 +143,18 @@ absl::StatusOr<std::vector<std::string>> FlagSet::Parse(const std::vector<std::s
   return positional;
 }
 
+void FlagSet::Hide(const std::string& name) {
+  for (Flag& flag : flags_) {
+    if (flag.name == name) flag.hidden = true;
+  }
+}
+
 std::string FlagSet::Usage() const {
   std::string out = absl::StrCat("usage: ", program_, " ", usage_, "\n");
   if (!description_.empty()) absl::StrAppend(&out, "\n", description_, "\n");
   if (!flags_.empty()) absl::StrAppend(&out, "\nflags:\n");
   for (const Flag& flag : flags_) {
+    if (flag.hidden) continue;
     std::string left = absl::StrCat("  --", flag.name, flag.is_bool ? "" : " VALUE");
     std::string right = flag.help;
     if (!flag.default_text.empty()) absl::StrAppend(&right, " [default: ", flag.default_text, "]");

@@ -28,6 +28,9 @@ class FlagSet {
   void Bool(std::string name, bool* target, std::string help);
   // A flag that may be given several times; each value is appended.
   void Repeated(std::string name, std::vector<std::string>* target, std::string help);
+  // Leaves the flag `name` (defined before) out of --help: for flags that
+  // only tests use, whose help says so in the source.
+  void Hide(const std::string& name);
 
   // Parses `args` (without the program or subcommand name) into the bound
   // variables and returns the positional arguments. Accepts --name=value,
@@ -46,6 +49,7 @@ class FlagSet {
     std::string env_var;
     std::string default_text;
     bool is_bool = false;
+    bool hidden = false;
     std::function<absl::Status(const std::string&)> set;
   };
   void Add(Flag flag);

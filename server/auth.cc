@@ -7,6 +7,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "common/protocol.h"
+#include "common/version.h"
 
 namespace kseek {
 
@@ -25,6 +27,23 @@ std::string Sha256Hex(const std::string& data) {
 
 absl::StatusOr<TokenRecord> Authenticator::Check(const grpc::ServerContext& context, TokenKind expected) {
   const auto& metadata = context.client_metadata();
+  std::optional<absl::string_view> protocol;
+  if (auto found = metadata.find(kProtocolMetadataKey); found != metadata.end()) {
+    protocol = absl::string_view(found->second.data(), found->second.size());
+  }
+  if (absl::Status s = CheckPeerProtocol(protocol, kProtocolVersion,
+                                         expected == TokenKind::kUser ? "kseek" : "kseek-worker");
+      !s.ok()) {
+    return s;
+  }
+  if (expected == TokenKind::kWorker && require_worker_certificate_) {
+    std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
+    if (auth == nullptr || !auth->IsPeerAuthenticated()) {
+      return absl::UnauthenticatedError(
+          "this server requires workers to present a client certificate signed by its --worker-client-ca: "
+          "start kseek-worker with --tls-cert FILE --tls-key FILE");
+    }
+  }
   auto it = metadata.find("authorization");
   constexpr absl::string_view kBearer = "Bearer ";
   if (it == metadata.end()) return absl::UnauthenticatedError("no token: send authorization: Bearer <token>");

@@ -2,11 +2,17 @@
 // (workers) on one port, runs optimization sessions, and keeps everything in
 // one SQLite file.
 //
-//   kseek-server --listen HOST:PORT --db PATH [--llm-endpoints FILE] [--replay-traces DIR]
+//   kseek-server --listen HOST:PORT --db PATH [--tls-cert F --tls-key F [--worker-client-ca F]] [flags]
 //   kseek-server token create --db PATH --user NAME | --worker NAME
+//   kseek-server backup --db PATH --to FILE
+#include <netdb.h>
 #include <signal.h>
+#include <sys/socket.h>
 
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <filesystem>
 #include <fstream>
@@ -27,6 +33,10 @@
 #include "common/clock.h"
 #include "common/flags.h"
 #include "common/log.h"
+#include "common/protocol.h"
+#include "common/tls.h"
+#include "common/version.h"
+#include "server/backup.h"
 #include "server/auth.h"
 #include "server/coordinator_service.h"
 #include "server/job_queue.h"
@@ -103,6 +113,59 @@ int TokenCreate(const std::vector<std::string>& args) {
   return 0;
 }
 
+int Backup(const std::vector<std::string>& args) {
+  std::string db_path;
+  std::string to;
+  FlagSet flags("kseek-server backup", "--db PATH --to FILE",
+                "Copies the database to FILE with SQLite's online backup, safe while a server\n"
+                "is running on it (the copy is of one consistent moment). FILE must not exist;\n"
+                "it is created 0600 (it holds every kernel and the token hashes).\n"
+                "\n"
+                "To restore: stop the server, copy FILE over the database (remove PATH-wal and\n"
+                "PATH-shm if they are left), and start the server; it checks the file at start.");
+  flags.String("db", &db_path, "SQLite database of the server");
+  flags.String("to", &to, "backup file to create");
+  if (std::optional<int> done = ParseCommandFlags(flags, args, "kseek-server")) return *done;
+  if (db_path.empty() || to.empty()) return Fail("--db and --to are required", kUsageError);
+  absl::StatusOr<int> pages = BackupDatabase(db_path, to);
+  if (!pages.ok()) {
+    return Fail(std::string(pages.status().message()),
+                pages.status().code() == absl::StatusCode::kAlreadyExists ? kUsageError : kRuntimeError);
+  }
+  std::cerr << "backed up " << db_path << " to " << to << " (" << *pages << " pages)\n";
+  return 0;
+}
+
+// Why `address` cannot be listened on, found by binding it as gRPC will
+// (SO_REUSEADDR, no SO_REUSEPORT): "HOST:PORT is in use" for a taken port;
+// nullopt when the bind works.
+std::optional<std::string> ListenProblem(const HostPort& address) {
+  std::string host = address.host;
+  if (host.size() > 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
+  const std::string where = absl::StrCat(address.host, ":", address.port);
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.c_str(), std::to_string(address.port).c_str(), &hints, &found) != 0 || found == nullptr) {
+    return absl::StrCat("cannot listen on ", where, ": the host does not resolve");
+  }
+  std::optional<std::string> problem;
+  for (addrinfo* a = found; a != nullptr && !problem.has_value(); a = a->ai_next) {
+    int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));  // as gRPC: TIME_WAIT leftovers are no obstacle
+    if (bind(fd, a->ai_addr, a->ai_addrlen) != 0) {
+      problem = errno == EADDRINUSE ? absl::StrCat(where, " is in use (another kseek-server or program listens there)")
+                                    : absl::StrCat("cannot listen on ", where, ": ", strerror(errno));
+    }
+    close(fd);
+  }
+  freeaddrinfo(found);
+  return problem;
+}
+
 int Serve(const std::vector<std::string>& args) {
   std::string listen = "127.0.0.1:7070";
   std::string db_path;
@@ -117,7 +180,13 @@ int Serve(const std::vector<std::string>& args) {
   int64_t session_job_wait_s = 1800;
   std::string llm_endpoints_path;
   std::string replay_dir;
-  FlagSet flags("kseek-server", "--listen HOST:PORT --db PATH [flags]\n       kseek-server token create --help",
+  ServerTlsConfig tls;
+  bool version = false;
+  FlagSet flags("kseek-server",
+                "--listen HOST:PORT --db PATH [--tls-cert FILE --tls-key FILE [--worker-client-ca FILE]] [flags]\n"
+                "       kseek-server token create --help\n"
+                "       kseek-server backup --help\n"
+                "       kseek-server --version",
                 "The KernelSeek coordinator: queues jobs, leases them to workers, runs\n"
                 "optimization sessions, stores everything in SQLite. Stops on SIGTERM or SIGINT\n"
                 "within 10 s (LLM calls in flight are aborted; sessions resume at the next start).\n"
@@ -125,9 +194,25 @@ int Serve(const std::vector<std::string>& args) {
                 "LLM endpoints are the admin's: --llm-endpoints names them, with the environment\n"
                 "variable of each one's key (read once at start) and the models users may pick;\n"
                 "users choose one by name. Without the file sessions can only replay traces.\n"
-                "See deploy/llm_endpoints.example.textproto.");
+                "See deploy/llm_endpoints.example.textproto.\n"
+                "\n"
+                "TLS: --tls-cert and --tls-key serve TLS (clients verify with --tls-ca);\n"
+                "--worker-client-ca also makes workers present a client certificate signed by\n"
+                "that CA (users' kseek needs none). Without a certificate the server speaks\n"
+                "plaintext, and only on a loopback --listen unless --insecure-plaintext.\n"
+                "A port that is already taken is an error, never shared. Calls from a kseek or\n"
+                "kseek-worker of another protocol version are refused, naming the side to\n"
+                "upgrade (--version prints both versions).");
+  flags.Bool("version", &version, "print the version and protocol version, and exit");
   flags.String("listen", &listen, "address to serve on; port 0 picks a free port (printed at start)");
   flags.String("db", &db_path, "SQLite database file (created and migrated if needed)");
+  flags.String("tls-cert", &tls.cert_file,
+               "server certificate chain (PEM); its names must cover the address clients dial");
+  flags.String("tls-key", &tls.key_file, "private key (PEM) of --tls-cert");
+  flags.String("worker-client-ca", &tls.worker_client_ca,
+               "CA (PEM) whose client certificates workers must present (mutual TLS for workers)");
+  flags.Bool("insecure-plaintext", &tls.insecure_plaintext,
+             "serve plaintext on a non-loopback --listen (tokens and kernels readable on the network)");
   flags.Int("lease-timeout", &lease_timeout_s, "seconds a worker holding a job may go without syncing");
   flags.Int("idle-poll", &idle_poll_s, "seconds an idle worker's long poll is held");
   flags.Int("max-attempts", &max_attempts, "leases handed out for one job before it fails");
@@ -143,9 +228,20 @@ int Serve(const std::vector<std::string>& args) {
   flags.String("replay-traces", &replay_dir,
                "folder of JSONL traces that replay sessions may name (plain file names; empty: uploads only)");
   if (std::optional<int> done = ParseCommandFlags(flags, args, "kseek-server")) return *done;
+  if (version) {
+    std::cout << VersionLine("kseek-server") << "\n";
+    return 0;
+  }
   if (db_path.empty()) return Fail("--db is required", kUsageError);
-  if (absl::StatusOr<HostPort> address = ParseHostPort("listen", listen, /*allow_port_zero=*/true); !address.ok()) {
-    return Fail(std::string(address.status().message()), kUsageError);
+  absl::StatusOr<HostPort> address = ParseHostPort("listen", listen, /*allow_port_zero=*/true);
+  if (!address.ok()) return Fail(std::string(address.status().message()), kUsageError);
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = MakeServerCredentials(tls, listen);
+  if (!credentials.ok()) return Fail(std::string(credentials.status().message()), kUsageError);
+  // Before the database is opened: a second server started by mistake on the
+  // same port (and likely the same database) must not resume its sessions.
+  // The bind at start is checked again below, for a port taken meanwhile.
+  if (address->port != 0) {
+    if (std::optional<std::string> problem = ListenProblem(*address)) return Fail(*problem);
   }
   std::string llm_endpoints_text;
   if (!llm_endpoints_path.empty()) {
@@ -211,20 +307,27 @@ int Serve(const std::vector<std::string>& args) {
                             return endpoints->MakeClient(config, api_key);
                           });
   if (absl::Status s = sessions.Recover(); !s.ok()) return Fail(absl::StrCat("resuming sessions: ", s.message()));
-  Authenticator auth(store->get());
+  Authenticator auth(store->get(), /*require_worker_certificate=*/!tls.worker_client_ca.empty());
   CoordinatorService coordinator(&queue, &auth, &*problems, &sessions);
   WorkerHubService hub(&queue, &auth);
 
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  // gRPC sets SO_REUSEPORT by default, which lets a second server bind a
+  // taken port and silently share (or steal) its calls.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  AddServerProtocolInterceptor(&builder, kProtocolVersion);
+  builder.AddListeningPort(listen, *credentials, &port);
   builder.RegisterService(&coordinator);
   builder.RegisterService(&hub);
   builder.SetMaxReceiveMessageSize(16 << 20);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (server == nullptr || port == 0) return Fail(absl::StrCat("cannot listen on ", listen));
-  std::string host = listen.substr(0, listen.rfind(':'));
-  Log(absl::StrCat("kseek-server listening on ", host, ":", port, " db ", db_path));
+  if (server == nullptr || port == 0) {
+    return Fail(ListenProblem(*address).value_or(absl::StrCat("cannot listen on ", listen)));
+  }
+  Log(absl::StrCat("kseek-server ", kProjectVersion, " (protocol ", kProtocolVersion, ") listening on ", address->host,
+                   ":", port, tls.cert_file.empty() ? " (plaintext)" : " (TLS)",
+                   tls.worker_client_ca.empty() ? "" : " (workers need client certificates)", " db ", db_path));
 
   absl::Notification stopping;
   std::thread expirer([&] {
@@ -254,6 +357,7 @@ int Serve(const std::vector<std::string>& args) {
 
 int Main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "backup") return Backup(std::vector<std::string>(args.begin() + 1, args.end()));
   if (args.size() >= 2 && args[0] == "token" && args[1] == "create") {
     return TokenCreate(std::vector<std::string>(args.begin() + 2, args.end()));
   }

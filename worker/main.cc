@@ -21,6 +21,9 @@
 #include "absl/time/clock.h"
 #include "common/flags.h"
 #include "common/log.h"
+#include "common/protocol.h"
+#include "common/tls.h"
+#include "common/version.h"
 #include "worker/capabilities.h"
 #include "worker/compiler.h"
 #include "worker/job_executor.h"
@@ -117,10 +120,18 @@ std::string FindTool(const std::string& name) {
 }
 
 // Serves `server` until a signal of `signals` or a permanent rejection.
-int RunLoop(const std::string& server, sigset_t signals, JobExecutor* executor, const WorkerLoopOptions& options) {
+// The credentials are made here, in the supervised child: no gRPC object
+// exists before the supervisor forks.
+int RunLoop(const std::string& server, const ClientTlsConfig& tls, int protocol_version, sigset_t signals,
+            JobExecutor* executor, const WorkerLoopOptions& options) {
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials = MakeChannelCredentials(tls, server);
+  if (!credentials.ok()) {
+    std::cerr << "kseek-worker: " << credentials.status().message() << "\n";
+    return 2;
+  }
   grpc::ChannelArguments channel_args;
   channel_args.SetMaxReceiveMessageSize(16 << 20);
-  auto channel = grpc::CreateCustomChannel(server, grpc::InsecureChannelCredentials(), channel_args);
+  auto channel = CreateProtocolChannel(server, *credentials, channel_args, protocol_version, "kseek-worker");
   auto stub = kernelseek::v1::WorkerHub::NewStub(channel);
   WorkerLoop loop(stub.get(), executor, options);
   std::thread signal_thread([&loop, signals] {
@@ -164,11 +175,32 @@ int Main(int argc, char** argv) {
   std::string bwrap = FindTool("bwrap");
   int64_t gpu_index = -1;
   bool no_sandbox = false;
-  FlagSet flags("kseek-worker", "--server HOST:PORT [flags]",
+  ClientTlsConfig tls;
+  int64_t protocol_version = kProtocolVersion;
+  bool version = false;
+  FlagSet flags("kseek-worker", "--server HOST:PORT [--tls-ca FILE [--tls-cert FILE --tls-key FILE]] [flags]\n"
+                "       kseek-worker --version",
                 "Runs KernelSeek jobs for a server. Dials out (so it works behind NAT),\n"
                 "advertises nvcc's architectures and any visible GPU, and survives every\n"
-                "failure of a job. Stops on SIGTERM or SIGINT.");
+                "failure of a job. Stops on SIGTERM or SIGINT.\n"
+                "\n"
+                "Talks TLS to the server, verified against --tls-ca; plaintext only to a\n"
+                "loopback server, or with --insecure-plaintext. A server started with\n"
+                "--worker-client-ca wants this worker's certificate: --tls-cert and --tls-key.\n"
+                "Every call carries this worker's protocol version; a server that speaks\n"
+                "another refuses it, saying which side to upgrade (--version prints both).");
+  flags.Bool("version", &version, "print the version and protocol version, and exit");
   flags.String("server", &server, "address of kseek-server");
+  flags.String("tls-ca", &tls.ca_file, "CA certificate (PEM) that signed the server's certificate");
+  flags.String("tls-cert", &tls.cert_file, "this worker's client certificate (PEM), for --worker-client-ca servers");
+  flags.String("tls-key", &tls.key_file, "the private key (PEM) of --tls-cert");
+  flags.Bool("insecure-plaintext", &tls.insecure_plaintext,
+             "talk plaintext to a server that is not on loopback (the token and users' kernels are readable "
+             "on the network)");
+  // Test-only: the protocol version this worker claims, so that an e2e test
+  // can show the server refusing a worker of another version.
+  flags.Int("protocol-version-for-test", &protocol_version, "test only: protocol version to claim");
+  flags.Hide("protocol-version-for-test");
   flags.String("token", &token, "worker token from `kseek-server token create --worker NAME`", "KSEEK_WORKER_TOKEN");
   flags.String("name", &name, "name shown in `kseek workers`; unique per worker process");
   flags.String("nvcc", &nvcc, "nvcc to compile with (empty: no compile capability)");
@@ -202,6 +234,10 @@ int Main(int argc, char** argv) {
   if (std::optional<int> done =
           ParseCommandFlags(flags, std::vector<std::string>(argv + 1, argv + argc), "kseek-worker")) {
     return *done;
+  }
+  if (version) {
+    std::cout << VersionLine("kseek-worker") << "\n";
+    return 0;
   }
   if (token.empty()) {
     std::cerr << "kseek-worker: no token: pass --token or set KSEEK_WORKER_TOKEN "
@@ -331,7 +367,7 @@ int Main(int argc, char** argv) {
   return Supervise(supervisor, [&](const kernelseek::v1::CrashReport& crash) {
     WorkerLoopOptions loop_options = options;
     loop_options.crash = crash;
-    return RunLoop(server, signals, &executor, loop_options);
+    return RunLoop(server, tls, static_cast<int>(protocol_version), signals, &executor, loop_options);
   });
 }
 

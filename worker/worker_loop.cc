@@ -25,7 +25,8 @@ using kernelseek::v1::JobResult;
 
 bool IsPermanent(grpc::StatusCode code) {
   return code == grpc::StatusCode::UNAUTHENTICATED || code == grpc::StatusCode::PERMISSION_DENIED ||
-         code == grpc::StatusCode::INVALID_ARGUMENT || code == grpc::StatusCode::ALREADY_EXISTS;
+         code == grpc::StatusCode::INVALID_ARGUMENT || code == grpc::StatusCode::ALREADY_EXISTS ||
+         code == grpc::StatusCode::FAILED_PRECONDITION;  // e.g. the other side's protocol version
 }
 
 }  // namespace

@@ -23,6 +23,8 @@
 #include "absl/time/clock.h"
 #include "common/clock.h"
 #include "common/flags.h"
+#include "common/protocol.h"
+#include "common/version.h"
 #include "server/auth.h"
 #include "server/coordinator_service.h"
 #include "server/job_queue.h"
@@ -88,6 +90,7 @@ struct Stack {
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
     builder.RegisterService(&coordinator);
     builder.RegisterService(&hub);
+    AddServerProtocolInterceptor(&builder, kProtocolVersion);
     server = builder.BuildAndStart();
     address = absl::StrCat("127.0.0.1:", port);
   }
@@ -107,7 +110,8 @@ struct Workers {
       grpc::ChannelArguments args;
       args.SetInt("grpc.use_local_subchannel_pool", 1);  // one connection per simulated worker
       stubs.push_back(kernelseek::v1::WorkerHub::NewStub(
-          grpc::CreateCustomChannel(stack.address, grpc::InsecureChannelCredentials(), args)));
+          CreateProtocolChannel(stack.address, grpc::InsecureChannelCredentials(), args, kProtocolVersion,
+                                "kseek-worker")));
       WorkerLoopOptions options;
       options.name = absl::StrCat("sim-", i);
       options.token = stack.worker_token;
@@ -135,7 +139,8 @@ void Latency(int jobs) {
   TrivialExecutor executor;
   Workers workers(stack, &executor, 1);
   auto client = kernelseek::v1::Coordinator::NewStub(
-      grpc::CreateChannel(stack.address, grpc::InsecureChannelCredentials()));
+      CreateProtocolChannel(stack.address, grpc::InsecureChannelCredentials(), grpc::ChannelArguments(),
+                            kProtocolVersion, "kseek"));
   std::vector<double> ms;
   for (int i = 0; i < jobs + 10; ++i) {
     absl::Time start = absl::Now();

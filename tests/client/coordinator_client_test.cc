@@ -74,6 +74,27 @@ TEST_CASE("every call carries the token as a Bearer authorization") {
         std::vector<std::string>{"Bearer s3cret", "Bearer s3cret", "Bearer s3cret"});
 }
 
+TEST_CASE("a server that sends no protocol version is refused by the client: upgrade kseek-server") {
+  FakeCoordinatorServer server("t", /*protocol_version=*/std::nullopt);
+  server.service().SetJob(MakeJob(kernelseek::v1::JOB_STATE_QUEUED));
+  CoordinatorClient client(CoordinatorClient::MakeChannel(server.address()), "t");
+  absl::Status status = client.GetJob("7").status();
+  CHECK(status.code() == absl::StatusCode::kFailedPrecondition);
+  CHECK_THAT(std::string(status.message()),
+             Catch::Contains("sends no protocol version") && Catch::EndsWith("upgrade kseek-server"));
+  CHECK(ExitCodeForRpcError(status) == kExitServer);
+}
+
+TEST_CASE("a server of a newer protocol that answers anyway is refused: upgrade kseek") {
+  FakeCoordinatorServer server("t", kProtocolVersion + 1);
+  server.service().SetJob(MakeJob(kernelseek::v1::JOB_STATE_QUEUED));
+  CoordinatorClient client(CoordinatorClient::MakeChannel(server.address()), "t");
+  absl::Status status = client.GetJob("7").status();
+  CHECK(status.code() == absl::StatusCode::kFailedPrecondition);
+  CHECK(status.message() == absl::StrCat("kseek-server speaks protocol ", kProtocolVersion + 1,
+                                         ", this kseek speaks protocol ", kProtocolVersion, ": upgrade kseek"));
+}
+
 TEST_CASE("a rejected token reads as such and exits 3") {
   FakeCoordinatorServer server("s3cret");
   server.service().SetJob(MakeJob(kernelseek::v1::JOB_STATE_QUEUED));

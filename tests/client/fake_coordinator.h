@@ -13,12 +13,15 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "common/protocol.h"
+#include "common/version.h"
 #include "proto/kernelseek.grpc.pb.h"
 
 namespace kseek::testing {
@@ -318,13 +321,17 @@ class FakeCoordinator final : public kernelseek::v1::Coordinator::Service {
   int list_sessions_limit_ ABSL_GUARDED_BY(mu_) = -1;
 };
 
-// Serves a FakeCoordinator on 127.0.0.1 at a port chosen by the OS.
+// Serves a FakeCoordinator on 127.0.0.1 at a port chosen by the OS. Its
+// answers carry `protocol_version` as kseek-protocol (nullopt: none, as a
+// server older than the handshake).
 class FakeCoordinatorServer {
  public:
-  explicit FakeCoordinatorServer(const std::string& token) : service_(token) {
+  explicit FakeCoordinatorServer(const std::string& token, std::optional<int> protocol_version = kProtocolVersion)
+      : service_(token) {
     grpc::ServerBuilder builder;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
     builder.RegisterService(&service_);
+    if (protocol_version.has_value()) AddServerProtocolInterceptor(&builder, *protocol_version);
     server_ = builder.BuildAndStart();
   }
   ~FakeCoordinatorServer() { server_->Shutdown(); }

@@ -62,9 +62,11 @@ void LocalStack::KillServer(int signal_number) {
   server_->Wait();
 }
 
-ChildProcess* LocalStack::StartWorker(const std::string& name, const std::string& nvcc) {
+ChildProcess* LocalStack::StartWorker(const std::string& name, const std::string& nvcc,
+                                      const std::vector<std::string>& extra_flags) {
   std::vector<std::string> argv = {BinDir() + "/kseek-worker", "--server", address_, "--name", name};
   if (!nvcc.empty()) argv.insert(argv.end(), {"--nvcc", nvcc});
+  argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   auto worker = ChildProcess::Start(argv, dir_.File(name + ".log"), {{"KSEEK_WORKER_TOKEN", worker_token_}});
   REQUIRE(worker.ok());
   workers_.push_back(*std::move(worker));

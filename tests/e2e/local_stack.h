@@ -29,14 +29,17 @@ class LocalStack {
   void StartServer(const std::vector<std::string>& extra_flags = {},
                    const std::vector<std::pair<std::string, std::string>>& env = {});
   void KillServer(int signal_number);
-  // Starts a worker named `name`; `nvcc` replaces the real one when given.
-  ChildProcess* StartWorker(const std::string& name, const std::string& nvcc = "");
+  // Starts a worker named `name`; `nvcc` replaces the real one when given;
+  // `extra_flags` (e.g. --tls-ca) go last.
+  ChildProcess* StartWorker(const std::string& name, const std::string& nvcc = "",
+                            const std::vector<std::string>& extra_flags = {});
 
   // Runs the CLI against the server with the user token (and `env`).
   SubprocessResult Kseek(const std::vector<std::string>& args, const std::string& token = "",
                          const std::vector<std::pair<std::string, std::string>>& env = {});
 
   const std::string& address() const { return address_; }
+  const std::string& db() const { return db_; }
   const std::string& user_token() const { return user_token_; }
   const std::string& worker_token() const { return worker_token_; }
   const TempDir& dir() const { return dir_; }

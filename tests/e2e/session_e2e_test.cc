@@ -14,6 +14,8 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/protocol.h"
+#include "common/version.h"
 #include "proto/kernelseek.grpc.pb.h"
 #include "tests/e2e/local_stack.h"
 #include "tests/server/llm/fake_llm_server_process.h"
@@ -32,6 +34,7 @@ class SessionClient {
 
   void Prepare(grpc::ClientContext* context) {
     context->AddMetadata("authorization", "Bearer " + token_);
+    context->AddMetadata(kProtocolMetadataKey, absl::StrCat(kProtocolVersion));
     context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(120));
   }
   grpc::Status Start(const kernelseek::v1::SessionSpec& spec, kernelseek::v1::Session* out) {

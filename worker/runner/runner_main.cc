@@ -23,6 +23,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/version.h"
 #include "worker/runner/problem.h"
 #include "worker/runner/reference.h"
 #include "worker/runner/run_log.h"
@@ -41,6 +42,7 @@ constexpr char kUsage[] =
     "                    --mode verify|bench [--scenarios all|SET|ID,ID,...]\n"
     "                    [--hidden-seed-key -] [--max-seconds-per-scenario N]\n"
     "                    [--gpu-mem-cap-gb N] [--bench-seconds N]\n"
+    "       kseek-runner --version\n"
     "--hidden-seed-key -: read the hex key of the hidden scenarios' seeds from the\n"
     "first line of stdin (never the command line, which other processes can\n"
     "read); without it a random key is drawn.\n";
@@ -118,6 +120,10 @@ nlohmann::json DeviceInfo(int device) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "--version") {
+    std::cout << "kseek-runner " << kseek::kProjectVersion << " (protocol " << kseek::kProtocolVersion << ")\n";
+    return 0;
+  }
   std::map<std::string, std::string> flags = ParseFlags(argc, argv);
   for (const char* required : {"problem", "kernel", "mode"}) {
     if (!flags.count(required)) Die(absl::StrCat("--", required, " is required\n", kUsage));
