@@ -63,13 +63,14 @@ void LocalStack::KillServer(int signal_number) {
 }
 
 ChildProcess* LocalStack::StartWorker(const std::string& name, const std::string& nvcc,
-                                      const std::vector<std::string>& extra_flags) {
+                                      const std::vector<std::string>& extra_flags, bool wait_until_listed) {
   std::vector<std::string> argv = {BinDir() + "/kseek-worker", "--server", address_, "--name", name};
   if (!nvcc.empty()) argv.insert(argv.end(), {"--nvcc", nvcc});
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   auto worker = ChildProcess::Start(argv, dir_.File(name + ".log"), {{"KSEEK_WORKER_TOKEN", worker_token_}});
   REQUIRE(worker.ok());
   workers_.push_back(*std::move(worker));
+  if (!wait_until_listed) return workers_.back().get();
   // Serving once the server lists it: the worker probes its tools and its
   // sandbox before its first sync, and a job submitted earlier would find no
   // worker that could take it.

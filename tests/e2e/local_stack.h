@@ -32,7 +32,8 @@ class LocalStack {
   // Starts a worker named `name`; `nvcc` replaces the real one when given;
   // `extra_flags` (e.g. --tls-ca) go last.
   ChildProcess* StartWorker(const std::string& name, const std::string& nvcc = "",
-                            const std::vector<std::string>& extra_flags = {});
+                            const std::vector<std::string>& extra_flags = {},
+                           bool wait_until_listed = true);
 
   // Runs the CLI against the server with the user token (and `env`).
   SubprocessResult Kseek(const std::vector<std::string>& args, const std::string& token = "",

@@ -78,7 +78,7 @@ TEST_CASE("server, worker and CLI over TLS: the worker registers and a kernel co
   TestPki pki(stack.dir());
   stack.StartServer(pki.ServerFlags());
   CHECK_THAT(ReadFile(stack.server()->log_path()), Catch::Contains("(TLS)"));
-  stack.StartWorker("tls-worker", "", {"--tls-ca", pki.ca, "--no-sandbox"});
+  stack.StartWorker("tls-worker", "", {"--tls-ca", pki.ca, "--no-sandbox"}, /*wait_until_listed=*/false);
   REQUIRE(WaitFor([&] { return WorkerListed(stack, "tls-worker", pki.ca); }, absl::Seconds(20)));
 
   const std::string kernel = stack.dir().File("k.cu");
@@ -143,7 +143,8 @@ TEST_CASE("mutual TLS: a worker without a client certificate is rejected, one wi
   flags.insert(flags.end(), {"--worker-client-ca", pki.ca});
   stack.StartServer(flags);
 
-  ChildProcess* anonymous = stack.StartWorker("no-cert", "", {"--tls-ca", pki.ca, "--no-sandbox"});
+  ChildProcess* anonymous =
+      stack.StartWorker("no-cert", "", {"--tls-ca", pki.ca, "--no-sandbox"}, /*wait_until_listed=*/false);
   REQUIRE(WaitFor([&] { return !anonymous->running(); }, absl::Seconds(20)));
   CHECK(anonymous->Wait() != 0);
   CHECK_THAT(ReadFile(anonymous->log_path()),
@@ -151,7 +152,8 @@ TEST_CASE("mutual TLS: a worker without a client certificate is rejected, one wi
                                                                                "certificate"));
 
   stack.StartWorker("with-cert", "",
-                    {"--tls-ca", pki.ca, "--tls-cert", pki.worker_cert, "--tls-key", pki.worker_key, "--no-sandbox"});
+                    {"--tls-ca", pki.ca, "--tls-cert", pki.worker_cert, "--tls-key", pki.worker_key, "--no-sandbox"},
+                    /*wait_until_listed=*/false);
   // Users' kseek needs no certificate on the same port.
   REQUIRE(WaitFor([&] { return WorkerListed(stack, "with-cert", pki.ca); }, absl::Seconds(20)));
   CHECK_FALSE(WorkerListed(stack, "no-cert", pki.ca));
@@ -199,10 +201,14 @@ TEST_CASE("a worker of another protocol version is refused, told which side to u
   REQUIRE(std::regex_search(version.stdout_text, match, std::regex("protocol ([0-9]+)")));
   const int ours = std::stoi(match[1]);
   ChildProcess* newer =
-      stack.StartWorker("future", "", {"--protocol-version-for-test", std::to_string(ours + 1), "--no-sandbox"});
+      stack.StartWorker("future", "", {"--protocol-version-for-test", std::to_string(ours + 1), "--no-sandbox"},
+                        /*wait_until_listed=*/false);
   const std::string expected = absl::StrCat("kseek-server speaks protocol ", ours, ", this kseek-worker speaks protocol ",
                                             ours + 1, ": upgrade kseek-server");
   CHECK(WaitFor([&] { return ReadFile(newer->log_path()).find(expected) != std::string::npos; }, absl::Seconds(20)));
+  // A refusal that only an upgrade can fix: the worker stops.
+  REQUIRE(WaitFor([&] { return !newer->running(); }, absl::Seconds(20)));
+  CHECK(newer->Wait() != 0);
   CHECK_FALSE(WorkerListed(stack, "future", ""));
 }
 
