@@ -2,6 +2,7 @@
 // a temp SQLite file and the real nvcc, compiling real kernels.
 #include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -248,6 +249,20 @@ TEST_CASE("kseek cancel stops a running job, its worker kills nvcc and takes the
   INFO(stack.Kseek({"workers"}).stdout_text);
   INFO(ReadFile(worker->log_path()));
   REQUIRE(idle);
+}
+
+TEST_CASE("a worker clears the job folders an earlier run of it left, users' sources among them", "[e2e][fault]") {
+  LocalStack stack;
+  stack.StartServer();
+  const std::string name = absl::StrCat("stale-", getpid());
+  const std::string left = absl::StrCat("/tmp/kseek-worker-", name, "/kseek-compile-old");
+  std::filesystem::create_directories(left);
+  WriteFile(left + "/secret.cu", "int someone_elses_kernel;\n");
+  ChildProcess* worker = stack.StartWorker(name);
+  CHECK_FALSE(std::filesystem::exists(left));
+  CHECK_THAT(ReadFile(worker->log_path()), Catch::Contains("removed 1 job folder(s) left by an earlier run"));
+  std::error_code ignored;
+  std::filesystem::remove_all(absl::StrCat("/tmp/kseek-worker-", name), ignored);
 }
 
 TEST_CASE("kill -9 of the server with jobs queued: after restart every acknowledged job is there", "[e2e][fault]") {
