@@ -101,10 +101,15 @@ bool ParseNumber(absl::string_view value, double* out) {
   return absl::SimpleAtod(plain, out);
 }
 
-// A count as ncu prints it: thousands separators, "-" or "" for none.
+// A count as ncu prints it: thousands separators, "-" or "" for none. Not a
+// count (negative, NaN, or past kMaxCount, which no profile comes near) reads
+// as 0, so that sums over a page of any length cannot overflow: the page is
+// at most a few million lines (the worker caps ncu's output).
+constexpr double kMaxCount = 1e12;
 int64_t ParseCount(absl::string_view value) {
   double number = 0;
-  return ParseNumber(value, &number) ? static_cast<int64_t>(std::llround(number)) : 0;
+  if (!ParseNumber(value, &number) || !(number >= 0 && number <= kMaxCount)) return 0;
+  return static_cast<int64_t>(std::llround(number));
 }
 
 double SharePct(int64_t part, int64_t total) { return total > 0 ? 100.0 * part / total : 0; }
@@ -224,14 +229,15 @@ KernelProfile ToProfile(const Launch& launch) {
   if (number(kSpeedOfLight, "Memory Throughput", &value, nullptr)) p.set_memory_throughput_pct(value);
   if (number(kOccupancy, "Achieved Occupancy", &value, nullptr)) p.set_achieved_occupancy_pct(value);
   if (number(kOccupancy, "Theoretical Occupancy", &value, nullptr)) p.set_theoretical_occupancy_pct(value);
-  if (number(kLaunchStats, "Registers Per Thread", &value, nullptr)) {
+  // Converted only when in range: a cast of any other double is undefined.
+  if (number(kLaunchStats, "Registers Per Thread", &value, nullptr) && value >= 0 && value <= 65536) {
     p.set_registers_per_thread(static_cast<int32_t>(value));
   }
   double shared = 0;
   for (absl::string_view name : {"Static Shared Memory Per Block", "Dynamic Shared Memory Per Block"}) {
     if (number(kLaunchStats, name, &value, &unit)) shared += value * BytesPer(unit);
   }
-  p.set_shared_memory_per_block_bytes(static_cast<int64_t>(shared));
+  if (shared >= 0 && shared <= kMaxCount) p.set_shared_memory_per_block_bytes(static_cast<int64_t>(shared));
   for (const auto& [section, name] : kNotableMetrics) {
     auto it = launch.metrics.find({std::string(section), std::string(name)});
     if (it == launch.metrics.end()) continue;
