@@ -145,6 +145,12 @@ json Reply(const std::string& content, const std::string& id, const std::string&
           {"usage", {{"input_tokens", 1000}, {"output_tokens", 50}}}};
 }
 
+// The session id `kseek session start` prints on its last line.
+std::string StartedSessionId(const SubprocessResult& started) {
+  const std::string& out = started.stdout_text;
+  return std::string(absl::StripAsciiWhitespace(out.substr(out.rfind('\n', out.size() - 2) + 1)));
+}
+
 kernelseek::v1::Session WaitForEnd(SessionClient& client, const std::string& id) {
   kernelseek::v1::Session session;
   WaitFor(
@@ -332,8 +338,7 @@ TEST_CASE("an admin endpoint: the server's key goes to the admin's URL, and the 
                    "--llm-endpoint", "team", "--questions", "off", "--max-steps", "5"});
   INFO(started.stderr_text);
   REQUIRE(started.exit_code == 0);
-  const std::string id = std::string(absl::StripAsciiWhitespace(started.stdout_text.substr(
-      started.stdout_text.rfind('\n', started.stdout_text.size() - 2) + 1)));
+  const std::string id = StartedSessionId(started);
   SessionClient client(stack.address(), stack.user_token());
   kernelseek::v1::Session done = WaitForEnd(client, id);
   INFO(done.status());
@@ -366,8 +371,7 @@ TEST_CASE("a user-brought key is read by the CLI, used, and never stored or logg
       "", {{"MY_LLM_KEY", kKey}});
   INFO(started.stderr_text);
   REQUIRE(started.exit_code == 0);
-  const std::string id = std::string(absl::StripAsciiWhitespace(started.stdout_text.substr(
-      started.stdout_text.rfind('\n', started.stdout_text.size() - 2) + 1)));
+  const std::string id = StartedSessionId(started);
   SessionClient client(stack.address(), stack.user_token());
   // The first turn came back (the key was right); the second call finds the
   // script used up, so the session ends.
