@@ -9,11 +9,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <set>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/temp_dir.h"
@@ -30,7 +30,9 @@ bool Exists(const std::string& path) {
 }
 
 // The folder a tool lives in and, for a bin/ folder, its lib/ and lib64/
-// beside it (kseek-runner's bundle keeps its libraries in ../lib).
+// beside it (kseek-runner's bundle keeps its libraries in ../lib), each with
+// its links resolved: a link is no place to mount on (/usr/local/lib64 may
+// point into the CUDA toolkit).
 void AddToolFolders(const std::string& tool, std::vector<std::string>* out) {
   if (tool.empty()) return;
   std::error_code error;
@@ -40,10 +42,16 @@ void AddToolFolders(const std::string& tool, std::vector<std::string>* out) {
   out->push_back(dir.string());
   if (dir.filename() == "bin") {
     for (const char* lib : {"lib", "lib64"}) {
-      std::filesystem::path sibling = dir.parent_path() / lib;
-      if (std::filesystem::is_directory(sibling, error)) out->push_back(sibling.string());
+      std::filesystem::path sibling = std::filesystem::canonical(dir.parent_path() / lib, error);
+      if (!error && std::filesystem::is_directory(sibling, error)) out->push_back(sibling.string());
     }
   }
+}
+
+// Whether `path` is `folder` or lies inside it, compared by whole names.
+bool IsWithin(const std::string& path, const std::string& folder) {
+  if (!absl::StartsWith(path, folder)) return false;
+  return path.size() == folder.size() || folder.back() == '/' || path[folder.size()] == '/';
 }
 
 void AddBind(const char* how, const std::string& path, std::vector<std::string>* argv) {
@@ -154,9 +162,16 @@ void Sandbox::Apply(SandboxKind kind, const std::vector<std::string>& writable,
     // /dev/null alone: no /dev/zero or /dev/urandom to #include.
     argv.insert(argv.end(), {"--tmpfs", "/dev", "--dev-bind", "/dev/null", "/dev/null"});
   }
-  std::set<std::string> seen;
+  // A path inside one already shown is visible through it; mounting it
+  // again could land on a link (bubblewrap then fails to make the sandbox).
+  std::vector<std::string> shown;
   auto bind_ro = [&](const std::string& path) {
-    if (seen.insert(path).second && Exists(path)) AddBind("--ro-bind", path, &argv);
+    for (const std::string& folder : shown) {
+      if (IsWithin(path, folder)) return;
+    }
+    if (!Exists(path)) return;
+    shown.push_back(path);
+    AddBind("--ro-bind", path, &argv);
   };
   for (const std::string& path : config_.read_only_paths) bind_ro(path);
   if (gpu) {

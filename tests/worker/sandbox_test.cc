@@ -241,5 +241,38 @@ TEST_CASE("a bubblewrap that cannot make a sandbox is refused at start") {
   CHECK(absl::StrContains(refused.status().message(), "bubblewrap cannot make a sandbox"));
 }
 
+// /usr/local/bin/nvcc, a wrapper, made the worker show /usr/local/lib64, a
+// link into the CUDA toolkit inside the /usr already shown: bubblewrap
+// cannot mount on a link, and the worker refused to start (seen in CI).
+TEST_CASE("a tool whose lib64 beside its bin is a link, inside a folder already shown, runs sandboxed") {
+  if (!HaveBwrap()) {
+    WARN("skipped: needs " << kBwrapPath);
+    return;
+  }
+  Jobs jobs;
+  const std::filesystem::path tree = std::filesystem::path(jobs.dir.path()) / "toolkit";
+  std::filesystem::create_directories(tree / "bin");
+  std::filesystem::create_directories(tree / "real" / "lib");
+  std::filesystem::create_directory_symlink("lib", tree / "real" / "lib64");
+  std::filesystem::create_directory_symlink(tree / "real" / "lib64", tree / "lib64");
+  const std::string tool = (tree / "bin" / "tool").string();
+  std::ofstream(tool) << "#!/bin/sh\necho tool ran\n";
+  std::filesystem::permissions(tool, std::filesystem::perms(0755));
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(tree)) {
+    if (!entry.is_symlink() && entry.is_directory()) std::filesystem::permissions(entry.path(), std::filesystem::perms(0755));
+  }
+  std::filesystem::permissions(tree, std::filesystem::perms(0755));
+
+  SandboxConfig config = Sandbox::DefaultConfig(kBwrapPath, {tool});
+  config.read_only_paths.insert(config.read_only_paths.begin(), tree.string());
+  absl::StatusOr<Sandbox> sandbox = Sandbox::Create(config);
+  INFO(sandbox.status().ToString());
+  REQUIRE(sandbox.ok());
+  SubprocessResult ran = RunIn(*sandbox, jobs.dir.path(), {tool});
+  INFO(ran.stderr_text);
+  CHECK(ran.Succeeded());
+  CHECK(ran.stdout_text == "tool ran\n");
+}
+
 }  // namespace
 }  // namespace kseek
