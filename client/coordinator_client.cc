@@ -70,11 +70,13 @@ void CoordinatorClient::PrepareContext(grpc::ClientContext* context, bool with_d
   if (with_deadline) context->set_deadline(absl::ToChronoTime(absl::Now() + options_.rpc_timeout));
 }
 
-absl::StatusOr<std::string> CoordinatorClient::SubmitJob(const kernelseek::v1::JobSpec& spec) {
+absl::StatusOr<std::string> CoordinatorClient::SubmitJob(const kernelseek::v1::JobSpec& spec,
+                                                         bool wait_for_worker) {
   grpc::ClientContext context;
   PrepareContext(&context, /*with_deadline=*/true);
   kernelseek::v1::SubmitJobRequest request;
   *request.mutable_spec() = spec;
+  request.set_wait_for_worker(wait_for_worker);
   kernelseek::v1::SubmitJobResponse response;
   if (grpc::Status s = stub_->SubmitJob(&context, request, &response); !s.ok()) {
     return FromGrpcStatus(s);
@@ -102,11 +104,10 @@ absl::StatusOr<Job> CoordinatorClient::CancelJob(const std::string& job_id) {
   return job;
 }
 
-absl::StatusOr<std::vector<Job>> CoordinatorClient::ListJobs(int limit) {
+absl::StatusOr<std::vector<Job>> CoordinatorClient::ListJobs(
+    const kernelseek::v1::ListJobsRequest& request) {
   grpc::ClientContext context;
   PrepareContext(&context, /*with_deadline=*/true);
-  kernelseek::v1::ListJobsRequest request;
-  request.set_limit(limit);
   kernelseek::v1::ListJobsResponse response;
   if (grpc::Status s = stub_->ListJobs(&context, request, &response); !s.ok()) {
     return FromGrpcStatus(s);

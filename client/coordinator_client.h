@@ -48,10 +48,15 @@ class CoordinatorClient {
   CoordinatorClient(std::shared_ptr<grpc::Channel> channel, std::string token);
   CoordinatorClient(std::shared_ptr<grpc::Channel> channel, std::string token, Options options);
 
-  absl::StatusOr<std::string> SubmitJob(const kernelseek::v1::JobSpec& spec);
+  // `wait_for_worker`: queue the job even when no connected worker could
+  // run it; else the server refuses such a job (FAILED_PRECONDITION).
+  absl::StatusOr<std::string> SubmitJob(const kernelseek::v1::JobSpec& spec,
+                                        bool wait_for_worker = false);
   absl::StatusOr<kernelseek::v1::Job> GetJob(const std::string& job_id);
   absl::StatusOr<kernelseek::v1::Job> CancelJob(const std::string& job_id);
-  absl::StatusOr<std::vector<kernelseek::v1::Job>> ListJobs(int limit);
+  // The jobs `request`'s limit and filters select, as the server applies them.
+  absl::StatusOr<std::vector<kernelseek::v1::Job>> ListJobs(
+      const kernelseek::v1::ListJobsRequest& request);
   absl::StatusOr<std::vector<kernelseek::v1::WorkerInfo>> ListWorkers();
   // The manifest of `problem` and its scenarios in set `set` (all when empty).
   absl::StatusOr<kernelseek::v1::ListScenariosResponse> ListScenarios(const std::string& problem,

@@ -25,6 +25,12 @@ enum ExitCode : int {
   // error), or (verify, bench) the runner stopped early or a scenario that
   // passed was not timed, so the result is incomplete.
   kExitJobFailed = 4,
+  // A submit the server refused because no connected worker could ever run
+  // the job (nothing was queued); --wait-for-worker queues it anyway.
+  kExitNoWorker = 5,
+  // Ctrl-C while a command waited on a job: the job goes on on the server.
+  // 128 + SIGINT, as shells report a command that Ctrl-C ended.
+  kExitInterrupted = 130,
 };
 
 // The exit code for a failed RPC: INVALID_ARGUMENT, NOT_FOUND and OUT_OF_RANGE

@@ -28,6 +28,7 @@
 #include "client/compile_request.h"
 #include "client/coordinator_client.h"
 #include "client/exit_codes.h"
+#include "client/interrupt_notice.h"
 #include "client/progress_display.h"
 #include "client/report_format.h"
 #include "client/run_report.h"
@@ -196,20 +197,68 @@ void AddCompileFlags(FlagSet* flags, CompileRequest* request) {
   flags->Int("maxrregcount", &request->max_registers, "register limit per thread (0: none)");
 }
 
-// Submits `spec`; with --no-wait prints the job id, else follows the job on
-// stderr (the text of each update from `progress_text`) and hands the
-// finished job to `report`. Returns the exit code.
+// How a submitting command waits: --no-wait and --wait-for-worker.
+struct WaitFlags {
+  bool no_wait = false;
+  bool wait_for_worker = false;
+};
+
+void AddWaitFlags(FlagSet* flags, WaitFlags* wait) {
+  flags->Bool("no-wait", &wait->no_wait, "print the job id and return without waiting");
+  flags->Bool("wait-for-worker", &wait->wait_for_worker,
+              "queue the job even when no connected worker can run it, until one connects (else "
+              "the submit fails at once, exit 5, saying what is missing)");
+}
+
+// Follows `job_id` on stderr (the text of each update from `progress_text`)
+// until it ends, and hands the finished job to `report`. Ctrl-C meanwhile
+// says that the job goes on and exits kExitInterrupted. Returns the exit code.
+int FollowJob(CoordinatorClient* client, const std::string& server, const std::string& job_id, bool json,
+              const std::string& first_status, std::string (*progress_text)(const Job&),
+              int (*report)(const Job& job, bool json)) {
+  RealClock clock;
+  const bool terminal = isatty(STDERR_FILENO) == 1;
+  ProgressDisplay progress(&std::cerr, terminal, &clock, job_id);
+  progress.Update(first_status);
+  progress.StartTicker();
+  absl::StatusOr<Job> job;
+  {
+    // Only while waiting: once the job has ended, Ctrl-C may end kseek as usual.
+    InterruptNotice notice(JobGoesOnMessage(job_id), /*after_newline=*/terminal);
+    job = client->WatchJob(
+        job_id, [&](const Job& update) { progress.Update(progress_text(update)); },
+        [&](const absl::Status& lost) {
+          progress.Update(
+              absl::StrCat("lost the server (", DescribeRpcError(lost, server), "), reconnecting"));
+        });
+  }
+  if (!job.ok()) {
+    progress.Finish("stopped watching");
+    std::cerr << "kseek: `kseek job " << job_id << " --wait` follows the job again\n";
+    return FailRpc(job.status(), server);
+  }
+  progress.Finish(FormatProgress(*job));
+  return report(*job, json);
+}
+
+// Submits `spec`; with --no-wait prints the job id, else follows it as
+// FollowJob does. A job no connected worker can run is refused by the server
+// (unless --wait-for-worker): exit kExitNoWorker. Returns the exit code.
 int SubmitAndReport(const kernelseek::v1::JobSpec& spec, const GlobalOptions& global,
-                    const CommonFlags& common, bool no_wait,
+                    const CommonFlags& common, const WaitFlags& wait,
                     std::string (*progress_text)(const Job&),
                     int (*report)(const Job& job, bool json)) {
   std::string server;
   std::unique_ptr<CoordinatorClient> client;
   if (auto done = Connect(global, common, &server, &client)) return *done;
-  absl::StatusOr<std::string> job_id = client->SubmitJob(spec);
+  absl::StatusOr<std::string> job_id = client->SubmitJob(spec, wait.wait_for_worker);
+  if (job_id.status().code() == absl::StatusCode::kFailedPrecondition) {
+    return Fail(kExitNoWorker, absl::StrCat(job_id.status().message(),
+                                            " (--wait-for-worker queues it until such a worker connects)"));
+  }
   if (!job_id.ok()) return FailRpc(job_id.status(), server);
 
-  if (no_wait) {
+  if (wait.no_wait) {
     if (common.json) {
       kernelseek::v1::SubmitJobResponse response;
       response.set_job_id(*job_id);
@@ -218,37 +267,20 @@ int SubmitAndReport(const kernelseek::v1::JobSpec& spec, const GlobalOptions& gl
     std::cout << *job_id << "\n";
     return kExitOk;
   }
-
-  RealClock clock;
-  ProgressDisplay progress(&std::cerr, isatty(STDERR_FILENO) == 1, &clock, *job_id);
-  progress.Update("submitted");
-  progress.StartTicker();
-  absl::StatusOr<Job> job = client->WatchJob(
-      *job_id, [&](const Job& update) { progress.Update(progress_text(update)); },
-      [&](const absl::Status& lost) {
-        progress.Update(
-            absl::StrCat("lost the server (", DescribeRpcError(lost, server), "), reconnecting"));
-      });
-  if (!job.ok()) {
-    progress.Finish("stopped watching");
-    std::cerr << "kseek: `kseek job " << *job_id << "` shows the job later\n";
-    return FailRpc(job.status(), server);
-  }
-  progress.Finish(FormatProgress(*job));
-  return report(*job, common.json);
+  return FollowJob(client.get(), server, *job_id, common.json, "submitted", progress_text, report);
 }
 
 int RunCompile(const std::vector<std::string>& args, const GlobalOptions& global) {
   CommonFlags common;
   CompileRequest request;
-  bool no_wait = false;
+  WaitFlags wait;
   FlagSet flags("kseek compile", "FILE --arch ARCH [flags]",
                 "Compiles a CUDA source file on a worker that can build for ARCH and prints\n"
                 "the result: diagnostics, the ptxas resources of each kernel and a summary\n"
                 "of its SASS. Waits for the job, showing its stage on stderr.");
   AddCommonFlags(&flags, &common, /*json=*/true);
   AddCompileFlags(&flags, &request);
-  flags.Bool("no-wait", &no_wait, "print the job id and return without waiting");
+  AddWaitFlags(&flags, &wait);
   std::vector<std::string> positional;
   if (auto done = ParseArgs(&flags, args, &positional)) return *done;
   if (auto done = ExpectPositional(positional, 1, "one FILE", "compile")) return *done;
@@ -256,7 +288,7 @@ int RunCompile(const std::vector<std::string>& args, const GlobalOptions& global
 
   absl::StatusOr<kernelseek::v1::JobSpec> spec = MakeCompileSpec(request);
   if (!spec.ok()) return Fail(kExitUsage, spec.status().message());
-  return SubmitAndReport(*spec, global, common, no_wait, &FormatProgress, &ReportFinishedCompile);
+  return SubmitAndReport(*spec, global, common, wait, &FormatProgress, &ReportFinishedCompile);
 }
 
 // Prints a finished verify or bench job and returns its exit code (see
@@ -275,7 +307,7 @@ int RunScenarioJob(kernelseek::v1::JobKind kind, const std::vector<std::string>&
   request.kind = kind;
   request.scenarios = bench ? "perf" : "all";
   if (bench) request.baseline = "cudnn";
-  bool no_wait = false;
+  WaitFlags wait;
   std::string command = bench ? "bench" : "verify";
   FlagSet flags(
       absl::StrCat("kseek ", command), "FILE --problem PROBLEM --arch ARCH [flags]",
@@ -307,7 +339,7 @@ int RunScenarioJob(kernelseek::v1::JobKind kind, const std::vector<std::string>&
               "each side's fastest (1-10; 0: once); a slow spell of either side then matters less");
   }
   AddCompileFlags(&flags, &request.compile);
-  flags.Bool("no-wait", &no_wait, "print the job id and return without waiting");
+  AddWaitFlags(&flags, &wait);
   std::vector<std::string> positional;
   if (auto done = ParseArgs(&flags, args, &positional)) return *done;
   if (auto done = ExpectPositional(positional, 1, "one FILE", command)) return *done;
@@ -315,7 +347,7 @@ int RunScenarioJob(kernelseek::v1::JobKind kind, const std::vector<std::string>&
 
   absl::StatusOr<kernelseek::v1::JobSpec> spec = MakeRunSpec(request);
   if (!spec.ok()) return Fail(kExitUsage, spec.status().message());
-  return SubmitAndReport(*spec, global, common, no_wait, &FormatRunProgress, &ReportFinishedRun);
+  return SubmitAndReport(*spec, global, common, wait, &FormatRunProgress, &ReportFinishedRun);
 }
 
 int RunVerify(const std::vector<std::string>& args, const GlobalOptions& global) {
@@ -337,7 +369,7 @@ int RunProfile(const std::vector<std::string>& args, const GlobalOptions& global
   CommonFlags common;
   RunRequest request;
   request.kind = kernelseek::v1::JOB_KIND_PROFILE;
-  bool no_wait = false;
+  WaitFlags wait;
   FlagSet flags("kseek profile", "FILE --problem PROBLEM --arch ARCH --scenario ID [flags]",
                 "Builds FILE into a shared object on a GPU worker that has Nsight Compute, runs\n"
                 "the verification of one scenario of PROBLEM under ncu, and prints per kernel\n"
@@ -360,7 +392,7 @@ int RunProfile(const std::vector<std::string>& args, const GlobalOptions& global
             "SASS instructions with the most warp-stall samples to show per kernel, 0..50 (0: none, "
             "no second ncu run)");
   AddCompileFlags(&flags, &request.compile);
-  flags.Bool("no-wait", &no_wait, "print the job id and return without waiting");
+  AddWaitFlags(&flags, &wait);
   std::vector<std::string> positional;
   if (auto done = ParseArgs(&flags, args, &positional)) return *done;
   if (auto done = ExpectPositional(positional, 1, "one FILE", "profile")) return *done;
@@ -368,7 +400,7 @@ int RunProfile(const std::vector<std::string>& args, const GlobalOptions& global
 
   absl::StatusOr<kernelseek::v1::JobSpec> spec = MakeRunSpec(request);
   if (!spec.ok()) return Fail(kExitUsage, spec.status().message());
-  return SubmitAndReport(*spec, global, common, no_wait, &FormatRunProgress,
+  return SubmitAndReport(*spec, global, common, wait, &FormatRunProgress,
                          &ReportFinishedProfile);
 }
 
@@ -399,18 +431,32 @@ int RunScenarios(const std::vector<std::string>& args, const GlobalOptions& glob
 int RunJobs(const std::vector<std::string>& args, const GlobalOptions& global) {
   CommonFlags common;
   int64_t limit = 0;
-  FlagSet flags("kseek jobs", "[flags]", "Lists jobs, newest first.");
+  std::string state;
+  kernelseek::v1::ListJobsRequest request;
+  FlagSet flags("kseek jobs", "[--user NAME] [--state STATE] [--problem PROBLEM] [--limit N] [flags]",
+                "Lists jobs, newest first; the server applies the filters, all of those given,\n"
+                "before --limit. A queued job's stage says its place in the queue.");
   AddCommonFlags(&flags, &common, /*json=*/true);
   flags.Int("limit", &limit, "most jobs to list (0: the server's default)");
+  flags.String("user", request.mutable_user(), "only this user's jobs");
+  flags.String("state", &state, "only jobs in this state: queued, leased, succeeded, failed or cancelled");
+  flags.String("problem", request.mutable_problem(),
+               "only verify, bench and profile jobs of this problem, e.g. attention_fwd");
   std::vector<std::string> positional;
   if (auto done = ParseArgs(&flags, args, &positional)) return *done;
   if (auto done = ExpectPositional(positional, 0, "no arguments", "jobs")) return *done;
   if (auto done = CheckListLimit(limit)) return *done;
+  request.set_limit(static_cast<int>(limit));
+  if (!state.empty()) {
+    absl::StatusOr<kernelseek::v1::JobState> parsed = ParseJobStateLabel(state);
+    if (!parsed.ok()) return Fail(kExitUsage, absl::StrCat("--state: ", parsed.status().message()));
+    request.set_state(*parsed);
+  }
 
   std::string server;
   std::unique_ptr<CoordinatorClient> client;
   if (auto done = Connect(global, common, &server, &client)) return *done;
-  absl::StatusOr<std::vector<Job>> jobs = client->ListJobs(static_cast<int>(limit));
+  absl::StatusOr<std::vector<Job>> jobs = client->ListJobs(request);
   if (!jobs.ok()) return FailRpc(jobs.status(), server);
   if (common.json) {
     kernelseek::v1::ListJobsResponse response;
@@ -421,12 +467,37 @@ int RunJobs(const std::vector<std::string>& args, const GlobalOptions& global) {
   return kExitOk;
 }
 
+// How `kseek job ID --wait` shows a job of `kind` as the command that
+// submits such a job does.
+struct JobOutput {
+  std::string (*progress_text)(const Job&);
+  int (*report)(const Job& job, bool json);
+};
+
+JobOutput OutputFor(kernelseek::v1::JobKind kind) {
+  switch (kind) {
+    case kernelseek::v1::JOB_KIND_VERIFY:
+    case kernelseek::v1::JOB_KIND_BENCH:
+      return {&FormatRunProgress, &ReportFinishedRun};
+    case kernelseek::v1::JOB_KIND_PROFILE:
+      return {&FormatRunProgress, &ReportFinishedProfile};
+    default:
+      return {&FormatProgress, &ReportFinishedCompile};
+  }
+}
+
 int RunJob(const std::vector<std::string>& args, const GlobalOptions& global) {
   CommonFlags common;
-  FlagSet flags("kseek job", "ID [flags]",
+  bool wait = false;
+  FlagSet flags("kseek job", "ID [--wait] [flags]",
                 "Shows one job: its state, where it ran, and its compile, verify, bench or\n"
-                "profile report once finished.");
+                "profile report once finished; while queued, its place in the queue and what\n"
+                "it waits for. With --wait, follows it until it ends, as the command that\n"
+                "submitted it would, and exits as that command would.");
   AddCommonFlags(&flags, &common, /*json=*/true);
+  flags.Bool("wait", &wait,
+             "wait for the job to end, showing its progress on stderr, then print its report and "
+             "exit with the submitting command's exit code (Ctrl-C leaves the job running)");
   std::vector<std::string> positional;
   if (auto done = ParseArgs(&flags, args, &positional)) return *done;
   if (auto done = ExpectPositional(positional, 1, "one job ID", "job")) return *done;
@@ -436,6 +507,12 @@ int RunJob(const std::vector<std::string>& args, const GlobalOptions& global) {
   if (auto done = Connect(global, common, &server, &client)) return *done;
   absl::StatusOr<Job> job = client->GetJob(positional[0]);
   if (!job.ok()) return FailRpc(job.status(), server);
+  if (wait) {
+    const JobOutput output = OutputFor(job->spec().kind());
+    if (IsFinishedState(job->state())) return output.report(*job, common.json);
+    return FollowJob(client.get(), server, job->id(), common.json, output.progress_text(*job),
+                     output.progress_text, output.report);
+  }
   if (common.json) return PrintJson(*job);
   std::cout << FormatJobDetails(*job, absl::Now());
   return kExitOk;
@@ -443,18 +520,31 @@ int RunJob(const std::vector<std::string>& args, const GlobalOptions& global) {
 
 int RunCancel(const std::vector<std::string>& args, const GlobalOptions& global) {
   CommonFlags common;
-  FlagSet flags("kseek cancel", "JOB_ID [flags]",
+  bool session = false;
+  FlagSet flags("kseek cancel", "JOB_ID | --session SESSION_ID [flags]",
                 "Cancels one of your jobs: a queued job never runs, a running one is stopped\n"
                 "(its worker kills the compiler or runner and frees the GPU). The job ends\n"
-                "CANCELLED. To stop a session, use `kseek session stop ID`.");
+                "CANCELLED. With --session, stops a running session instead, as `kseek\n"
+                "session stop` does: it ends STOPPED. Either can be ended once; a job or\n"
+                "session that has already ended is refused, saying how it ended (exit 3).");
   AddCommonFlags(&flags, &common, /*json=*/true);
+  flags.Bool("session", &session, "the ID is a session's, not a job's: stop that session");
   std::vector<std::string> positional;
   if (auto done = ParseArgs(&flags, args, &positional)) return *done;
-  if (auto done = ExpectPositional(positional, 1, "one job ID", "cancel")) return *done;
+  if (auto done = ExpectPositional(positional, 1, session ? "one session ID" : "one job ID", "cancel")) {
+    return *done;
+  }
 
   std::string server;
   std::unique_ptr<CoordinatorClient> client;
   if (auto done = Connect(global, common, &server, &client)) return *done;
+  if (session) {
+    absl::StatusOr<Session> stopped = client->StopSession(positional[0]);
+    if (!stopped.ok()) return FailRpc(stopped.status(), server);
+    if (common.json) return PrintJson(*stopped);
+    std::cout << FormatSessionEnd(*stopped);
+    return kExitOk;
+  }
   absl::StatusOr<Job> job = client->CancelJob(positional[0]);
   if (!job.ok()) return FailRpc(job.status(), server);
   if (common.json) return PrintJson(*job);
@@ -885,7 +975,7 @@ constexpr Command kCommands[] = {
     {"scenarios", "list a problem's scenarios", RunScenarios},
     {"jobs", "list jobs", RunJobs},
     {"job", "show one job and its report", RunJob},
-    {"cancel", "cancel a queued or running job of yours", RunCancel},
+    {"cancel", "cancel a queued or running job of yours, or (--session) stop a session", RunCancel},
     {"workers", "list workers and their capabilities", RunWorkers},
     {"session", "session start|show|stop: an LLM agent optimising a kernel", RunSession},
     {"sessions", "list optimization sessions", RunSessions},
@@ -928,6 +1018,11 @@ std::string TopLevelDescription() {
                   "     no scenario ran, or (bench) a passing scenario was not timed\n"
                   "     profile: the job failed without a result (reason printed), or ncu\n"
                   "     reported an error or profiled no kernel of FILE (report printed)\n"
+                  "  5  compile, verify, bench, profile: no connected worker could run the job,\n"
+                  "     so nothing was queued (the reason says what is missing);\n"
+                  "     --wait-for-worker queues it anyway\n"
+                  "  130  Ctrl-C while waiting on a job: the job goes on on the server\n"
+                  "job ID --wait exits as the command that submitted the job would.\n"
                   "watch exits 0 once the session has ended, whatever its outcome; `kseek\n"
                   "session show` says how it ended.\n"
                   "\nErrors are one line on stderr starting \"kseek: \".\n"

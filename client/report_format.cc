@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -170,6 +171,20 @@ std::string JobStateLabel(JobState state) {
   }
 }
 
+absl::StatusOr<JobState> ParseJobStateLabel(absl::string_view label) {
+  constexpr JobState kStates[] = {
+      kernelseek::v1::JOB_STATE_QUEUED, kernelseek::v1::JOB_STATE_LEASED,
+      kernelseek::v1::JOB_STATE_SUCCEEDED, kernelseek::v1::JOB_STATE_FAILED,
+      kernelseek::v1::JOB_STATE_CANCELLED};
+  std::vector<std::string> labels;
+  for (JobState state : kStates) {
+    if (absl::EqualsIgnoreCase(label, JobStateLabel(state))) return state;
+    labels.push_back(JobStateLabel(state));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown job state \"", label, "\"; the states are ", absl::StrJoin(labels, ", ")));
+}
+
 std::string FormatAge(absl::Duration age) {
   if (age < absl::ZeroDuration()) age = absl::ZeroDuration();
   int64_t seconds = absl::ToInt64Seconds(age);
@@ -185,7 +200,10 @@ std::string FormatProgress(const Job& job) {
       std::string text = job.attempts() > 0
                              ? absl::StrCat("queued again after ", job.attempts(), " attempt(s)")
                              : "queued";
-      if (job.requirements_size() > 0) {
+      if (job.queue_position() > 0) absl::StrAppend(&text, ", position ", job.queue_position());
+      if (!job.waiting_for().empty()) {
+        absl::StrAppend(&text, ": ", job.waiting_for());
+      } else if (job.requirements_size() > 0) {
         absl::StrAppend(&text, ", waiting for a worker with ",
                         FormatProperties(job.requirements()));
       }
@@ -281,7 +299,13 @@ std::string FormatJobDetails(const Job& job, absl::Time now) {
   }
   fields.emplace_back("created", FormatTimeWithAge(job.created(), now));
   fields.emplace_back("finished", FormatTimeWithAge(job.finished(), now));
-  if (job.state() == kernelseek::v1::JOB_STATE_FAILED) {
+  if (job.state() == kernelseek::v1::JOB_STATE_QUEUED) {
+    fields.emplace_back("position",
+                        job.queue_position() > 0 ? absl::StrCat(job.queue_position()) : "-");
+    fields.emplace_back("waiting", OrDash(job.waiting_for()));
+  }
+  if (job.state() == kernelseek::v1::JOB_STATE_FAILED ||
+      job.state() == kernelseek::v1::JOB_STATE_CANCELLED) {
     fields.emplace_back("failure", OrDash(job.failure()));
   }
   const CompileResult* compile = job.result().has_compile()   ? &job.result().compile()
@@ -308,8 +332,14 @@ std::string FormatJobTable(const std::vector<Job>& jobs, absl::Time now) {
   std::vector<std::vector<std::string>> rows;
   for (const Job& job : jobs) {
     absl::Time created = TimeFromProto(job.created());
+    std::string stage = job.stage();
+    if (job.state() == kernelseek::v1::JOB_STATE_QUEUED && job.queue_position() > 0) {
+      stage = absl::StrCat("queued #", job.queue_position());
+    } else if (job.state() == kernelseek::v1::JOB_STATE_QUEUED && !job.waiting_for().empty()) {
+      stage = "queued, no worker can run it";
+    }
     rows.push_back({job.id(), JobKindLabel(job.spec().kind()), JobStateLabel(job.state()),
-                    OrDash(job.stage()), OrDash(job.user()), OrDash(job.worker()),
+                    OrDash(stage), OrDash(job.user()), OrDash(job.worker()),
                     absl::StrCat(job.attempts()),
                     created == absl::InfinitePast() ? "-" : FormatAge(now - created)});
   }

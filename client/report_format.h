@@ -25,13 +25,17 @@ inline constexpr const char* kTrackedSassClasses[] = {"HGMMA", "HMMA", "LDL", "S
 // Lower-case names as users see them: "compile", "bench", "queued", "leased", ...
 std::string JobKindLabel(kernelseek::v1::JobKind kind);
 std::string JobStateLabel(kernelseek::v1::JobState state);
+// The state a label of JobStateLabel names, any case; INVALID_ARGUMENT listing
+// the labels for anything else.
+absl::StatusOr<kernelseek::v1::JobState> ParseJobStateLabel(absl::string_view label);
 
 // "5s", "3m", "2h", "4d": the coarsest unit that is at least 1. Negative
 // durations (clock skew between client and server) show as "0s".
 std::string FormatAge(absl::Duration age);
 
-// What a waiting user should read about the job now, e.g. "queued, waiting
-// for a worker with compile=sm_90a" or "compiling on worker-a".
+// What a waiting user should read about the job now, e.g. "queued, position
+// 2: 1 job ahead", "queued: no connected worker has arch=sm_90 (...)" or
+// "compiling on worker-a".
 std::string FormatProgress(const kernelseek::v1::Job& job);
 
 // The user-chosen nvcc options, e.g. "sm_90a -O2 -lineinfo -DTILE=64 -maxrregcount=128".

@@ -502,7 +502,7 @@ absl::StatusOr<ToolOutcome> AgentTools::Profile(const json& args, const std::fun
   }
   absl::StatusOr<Job> job = RunJob(kernelseek::v1::JOB_KIND_PROFILE, cancelled, scenario, hotspots);
   if (job.status().code() == absl::StatusCode::kCancelled) return job.status();
-  if (job.status().code() == absl::StatusCode::kUnavailable) {
+  if (job.status().code() == absl::StatusCode::kFailedPrecondition) {
     return Error(absl::StrCat("profile could not run: no worker with Nsight Compute is connected (",
                               job.status().message(), ")"));
   }

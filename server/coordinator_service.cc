@@ -20,7 +20,8 @@ grpc::Status CoordinatorService::SubmitJob(grpc::ServerContext* context, const k
                                            kernelseek::v1::SubmitJobResponse* response) {
   absl::StatusOr<TokenRecord> user = auth_->Check(*context, TokenKind::kUser);
   if (!user.ok()) return ToGrpcStatus(user.status());
-  absl::StatusOr<std::string> id = queue_->Submit(user->name, request->spec());
+  absl::StatusOr<std::string> id =
+      queue_->Submit(user->name, request->spec(), SubmitOptions{.wait_for_worker = request->wait_for_worker()});
   if (!id.ok()) return ToGrpcStatus(id.status());
   response->set_job_id(*id);
   return grpc::Status::OK;
@@ -57,7 +58,8 @@ grpc::Status CoordinatorService::WatchJob(grpc::ServerContext* context, const ke
     if (!job.ok()) return ToGrpcStatus(job.status());
     // Only changes are streamed: the same state and stage is not sent twice.
     std::string key = absl::StrCat(job->state(), "/", job->stage(), "/", job->attempts(), "/",
-                                   job->progress().done(), "/", job->progress().total());
+                                   job->progress().done(), "/", job->progress().total(), "/",
+                                   job->queue_position(), "/", job->waiting_for());
     if (key != last_sent) {
       if (!writer->Write(*job)) return grpc::Status::CANCELLED;
       last_sent = key;
@@ -74,8 +76,15 @@ grpc::Status CoordinatorService::ListJobs(grpc::ServerContext* context, const ke
                                           kernelseek::v1::ListJobsResponse* response) {
   absl::StatusOr<TokenRecord> user = auth_->Check(*context, TokenKind::kUser);
   if (!user.ok()) return ToGrpcStatus(user.status());
-  int limit = request->limit() <= 0 ? kDefaultListLimit : std::min(request->limit(), kMaxListLimit);
-  absl::StatusOr<std::vector<Job>> jobs = queue_->ListJobs(limit);
+  if (!kernelseek::v1::JobState_IsValid(request->state())) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, absl::StrCat("unknown job state ", request->state()));
+  }
+  JobFilter filter;
+  filter.user = request->user();
+  filter.state = request->state();
+  filter.problem = request->problem();
+  filter.limit = request->limit() <= 0 ? kDefaultListLimit : std::min(request->limit(), kMaxListLimit);
+  absl::StatusOr<std::vector<Job>> jobs = queue_->ListJobs(filter);
   if (!jobs.ok()) return ToGrpcStatus(jobs.status());
   for (Job& job : *jobs) *response->add_jobs() = std::move(job);
   return grpc::Status::OK;

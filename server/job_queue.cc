@@ -1,9 +1,14 @@
 #include "server/job_queue.h"
 
+#include <algorithm>
+
 #include <google/protobuf/util/time_util.h>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "common/log.h"
 #include "common/properties.h"
 #include "server/job_validation.h"
@@ -33,6 +38,75 @@ google::protobuf::Timestamp ToTimestamp(absl::Time t) {
   return TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(t));
 }
 
+// "verify" for JOB_KIND_VERIFY.
+std::string JobKindWord(kernelseek::v1::JobKind kind) {
+  std::string name = kernelseek::v1::JobKind_Name(kind);
+  return absl::AsciiStrToLower(absl::StripPrefix(name, "JOB_KIND_"));
+}
+
+bool IsConnected(const WorkerInfo& worker) { return worker.state() != "offline"; }
+
+// "arch=sm_90", and "ncu" for a requirement of any value.
+std::string RequirementText(const kernelseek::v1::Property& p) {
+  return p.value() == kAnyValue ? p.key() : absl::StrCat(p.key(), "=", p.value());
+}
+
+// A worker's values of the keys `requirements` name, e.g. "cpu-1 (compile=sm_90a,sm_100a, no arch)".
+std::string WorkerText(const WorkerInfo& worker, const PropertyList& requirements) {
+  std::vector<std::string> parts;
+  for (const kernelseek::v1::Property& need : requirements) {
+    auto have = std::find_if(worker.capabilities().begin(), worker.capabilities().end(),
+                             [&](const kernelseek::v1::Property& p) { return p.key() == need.key(); });
+    parts.push_back(have == worker.capabilities().end() ? absl::StrCat("no ", need.key())
+                                                        : absl::StrCat(have->key(), "=", have->value()));
+  }
+  return absl::StrCat(worker.name(), " (", absl::StrJoin(parts, ", "), ")");
+}
+
+// Why no connected worker of `workers` can run a job with `requirements`:
+// the requirement none meets (or that none meets them together) and the
+// workers there are; empty when one can.
+std::string NoWorkerReason(const PropertyList& requirements, const std::vector<WorkerInfo>& workers) {
+  std::vector<const WorkerInfo*> connected;
+  std::vector<std::string> offline_matching;
+  for (const WorkerInfo& w : workers) {
+    const bool matches = RequirementsMatch(requirements, w.capabilities());
+    if (IsConnected(w)) {
+      if (matches) return "";
+      connected.push_back(&w);
+    } else if (matches) {
+      offline_matching.push_back(w.name());
+    }
+  }
+  std::string reason;
+  if (connected.empty()) {
+    reason = "no worker is connected";
+  } else {
+    std::string unmet;
+    for (const kernelseek::v1::Property& need : requirements) {
+      PropertyList one;
+      *one.Add() = need;
+      const bool anyone = std::any_of(connected.begin(), connected.end(),
+                                      [&](const WorkerInfo* w) { return RequirementsMatch(one, w->capabilities()); });
+      if (!anyone) {
+        unmet = RequirementText(need);
+        break;
+      }
+    }
+    std::vector<std::string> all;
+    for (const kernelseek::v1::Property& need : requirements) all.push_back(RequirementText(need));
+    std::vector<std::string> listed;
+    for (const WorkerInfo* w : connected) listed.push_back(WorkerText(*w, requirements));
+    if (unmet.empty()) unmet = absl::StrCat("all of ", absl::StrJoin(all, ", "));
+    reason = absl::StrCat("no connected worker has ", unmet, " (workers: ", absl::StrJoin(listed, "; "), ")");
+  }
+  if (!offline_matching.empty()) {
+    absl::StrAppend(&reason, "; ", absl::StrJoin(offline_matching, ", "), offline_matching.size() == 1 ? " is" : " are",
+                    " offline");
+  }
+  return reason;
+}
+
 }  // namespace
 
 JobQueue::JobQueue(Store* store, const Clock* clock, const ProblemCatalog* problems, JobQueueOptions options)
@@ -59,7 +133,7 @@ absl::Status JobQueue::Recover() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> JobQueue::Submit(const std::string& user, JobSpec spec) {
+absl::StatusOr<std::string> JobQueue::Submit(const std::string& user, JobSpec spec, SubmitOptions options) {
   absl::StatusOr<std::vector<kernelseek::v1::Property>> requirements = ValidateJobSpec(&spec, *problems_);
   if (!requirements.ok()) return requirements.status();
   Job job;
@@ -69,7 +143,19 @@ absl::StatusOr<std::string> JobQueue::Submit(const std::string& user, JobSpec sp
   *job.mutable_created() = ToTimestamp(clock_->Now());
   job.set_state(kernelseek::v1::JOB_STATE_QUEUED);
 
+  absl::StatusOr<std::vector<WorkerInfo>> stored_workers = store_->ListWorkers();
+  if (!stored_workers.ok()) return stored_workers.status();
   absl::MutexLock lock(&mu_);
+  if (!options.wait_for_worker) {
+    // A job that no worker can take would wait until one connects, which
+    // may be never: the submitter is told now, and says so to queue anyway.
+    const std::string reason = NoWorkerReason(job.requirements(), WorkersLocked(*std::move(stored_workers)));
+    if (!reason.empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "no connected worker can run this ", JobKindWord(job.spec().kind()), " job: ", reason,
+          "; nothing was queued"));
+    }
+  }
   // Stored before it is acknowledged, under the lock so queue order is id order.
   absl::StatusOr<int64_t> id = store_->InsertJob(job);
   if (!id.ok()) return id.status();
@@ -120,8 +206,17 @@ absl::StatusOr<Job> JobQueue::GetJob(const std::string& id_text) {
   if (!stored.ok()) return stored.status();
   if (!stored->has_value()) return absl::NotFoundError(absl::StrCat("no job with id ", id_text));
   Job job = **std::move(stored);
+  std::vector<WorkerInfo> stored_workers;
+  if (job.state() == kernelseek::v1::JOB_STATE_QUEUED) {
+    absl::StatusOr<std::vector<WorkerInfo>> workers = store_->ListWorkers();
+    if (!workers.ok()) return workers.status();
+    stored_workers = *std::move(workers);
+  }
   absl::MutexLock lock(&mu_);
-  if (job.state() == kernelseek::v1::JOB_STATE_QUEUED) job.set_stage("queued");
+  if (job.state() == kernelseek::v1::JOB_STATE_QUEUED) {
+    job.set_stage("queued");
+    AnnotateQueuedLocked(&job, WorkersLocked(std::move(stored_workers)));
+  }
   for (const auto& [lease_id, lease] : leases_) {
     if (lease.job_id != *id) continue;
     job.set_stage(lease.stage);
@@ -130,25 +225,34 @@ absl::StatusOr<Job> JobQueue::GetJob(const std::string& id_text) {
   return job;
 }
 
-absl::StatusOr<std::vector<Job>> JobQueue::ListJobs(int limit) {
-  absl::StatusOr<std::vector<Job>> jobs = store_->ListJobs(limit);
+absl::StatusOr<std::vector<Job>> JobQueue::ListJobs(const JobFilter& filter) {
+  absl::StatusOr<std::vector<Job>> jobs = store_->ListJobsMatching(filter);
   if (!jobs.ok()) return jobs.status();
+  absl::StatusOr<std::vector<WorkerInfo>> stored_workers = store_->ListWorkers();
+  if (!stored_workers.ok()) return stored_workers.status();
   absl::MutexLock lock(&mu_);
+  const std::vector<WorkerInfo> workers = WorkersLocked(*std::move(stored_workers));
   absl::flat_hash_map<int64_t, std::string> stages;
   for (const auto& [lease_id, lease] : leases_) stages[lease.job_id] = lease.stage;
   for (Job& job : *jobs) {
     int64_t id = 0;
     if (!absl::SimpleAtoi(job.id(), &id)) continue;
     if (auto it = stages.find(id); it != stages.end()) job.set_stage(it->second);
-    if (job.state() == kernelseek::v1::JOB_STATE_QUEUED) job.set_stage("queued");
+    if (job.state() == kernelseek::v1::JOB_STATE_QUEUED) {
+      job.set_stage("queued");
+      AnnotateQueuedLocked(&job, workers);
+    }
   }
   return jobs;
 }
 
 std::vector<WorkerInfo> JobQueue::ListWorkers() {
   absl::StatusOr<std::vector<WorkerInfo>> stored = store_->ListWorkers();
-  std::vector<WorkerInfo> workers = stored.ok() ? *std::move(stored) : std::vector<WorkerInfo>{};
   absl::MutexLock lock(&mu_);
+  return WorkersLocked(stored.ok() ? *std::move(stored) : std::vector<WorkerInfo>{});
+}
+
+std::vector<WorkerInfo> JobQueue::WorkersLocked(std::vector<WorkerInfo> workers) {
   absl::Time now = clock_->Now();
   for (WorkerInfo& w : workers) {
     auto it = workers_.find(w.name());
@@ -157,6 +261,54 @@ std::vector<WorkerInfo> JobQueue::ListWorkers() {
     if (now - last_seen > options_.offline_after) w.set_state("offline");
   }
   return workers;
+}
+
+void JobQueue::AnnotateQueuedLocked(Job* job, const std::vector<WorkerInfo>& workers) {
+  int64_t id = 0;
+  // Read from the store before the lock: it may have been leased or ended since.
+  if (!absl::SimpleAtoi(job->id(), &id) || !queue_.contains(id)) return;
+  std::vector<const WorkerInfo*> able;
+  for (const WorkerInfo& w : workers) {
+    if (IsConnected(w) && RequirementsMatch(job->requirements(), w.capabilities())) able.push_back(&w);
+  }
+  if (able.empty()) {
+    job->set_queue_position(0);
+    job->set_waiting_for(NoWorkerReason(job->requirements(), workers));
+    return;
+  }
+  // A worker takes the oldest queued job it matches, so what delays this job
+  // is an older one that a worker able to run this one would take first.
+  int ahead = 0;
+  for (int64_t other : queue_) {
+    if (other >= id) break;
+    auto it = jobs_.find(other);
+    if (it == jobs_.end()) continue;
+    const PropertyList& needs = it->second.job.requirements();
+    if (std::any_of(able.begin(), able.end(),
+                    [&](const WorkerInfo* w) { return RequirementsMatch(needs, w->capabilities()); })) {
+      ++ahead;
+    }
+  }
+  job->set_queue_position(ahead + 1);
+  std::vector<std::string> busy;
+  const WorkerInfo* idle = nullptr;
+  for (const WorkerInfo* w : able) {
+    if (w->state() == "idle") {
+      if (idle == nullptr) idle = w;
+    } else {
+      busy.push_back(absl::StrCat(w->name(), " ", w->state()));
+    }
+  }
+  std::string reason;
+  if (ahead > 0) reason = absl::StrCat(ahead, ahead == 1 ? " job" : " jobs", " ahead");
+  if (idle == nullptr) {
+    absl::StrAppend(&reason, reason.empty() ? "" : ", ", able.size() == 1 ? "its only matching worker is busy"
+                                                                          : "every matching worker is busy",
+                    " (", absl::StrJoin(busy, ", "), ")");
+  } else if (ahead == 0) {
+    reason = absl::StrCat(idle->name(), " is idle and takes it at its next call");
+  }
+  job->set_waiting_for(std::move(reason));
 }
 
 uint64_t JobQueue::generation() {

@@ -43,6 +43,12 @@ struct JobQueueOptions {
   absl::Duration offline_after = absl::Seconds(60);
 };
 
+struct SubmitOptions {
+  // Queue the job even when no connected worker could run it (one is
+  // expected to connect); else Submit refuses such a job.
+  bool wait_for_worker = false;
+};
+
 struct SyncResult {
   kernelseek::v1::DesiredState desired_state;
   absl::Time next_sync_deadline;
@@ -58,17 +64,26 @@ class JobQueue {
   // running one can report it; if it does not, the lease lapses as usual.
   absl::Status Recover();
 
-  // Validates and stores a job for `user`; returns its id.
-  absl::StatusOr<std::string> Submit(const std::string& user, kernelseek::v1::JobSpec spec);
+  // Validates and stores a job for `user`; returns its id. Unless
+  // `options.wait_for_worker`, FAILED_PRECONDITION when no connected worker
+  // (one ListWorkers shows as not offline) could run it, saying which
+  // requirement none meets and which workers there are; nothing is stored.
+  absl::StatusOr<std::string> Submit(const std::string& user, kernelseek::v1::JobSpec spec,
+                                     SubmitOptions options = {});
 
-  // The job as stored, with its live stage while leased. NOT_FOUND if unknown.
+  // The job as stored, with its live stage while leased, and while queued its
+  // queue_position and waiting_for (computed now, see the proto). NOT_FOUND
+  // if unknown.
   absl::StatusOr<kernelseek::v1::Job> GetJob(const std::string& id);
   // Ends a queued or leased job of `user`'s as CANCELLED, once. Its lease
   // goes, so the worker running it is told to drop it at its next sync and
   // kills its programs. NOT_FOUND, PERMISSION_DENIED (another user's job),
   // FAILED_PRECONDITION (already ended, with how).
   absl::StatusOr<kernelseek::v1::Job> Cancel(const std::string& user, const std::string& id);
-  absl::StatusOr<std::vector<kernelseek::v1::Job>> ListJobs(int limit);
+  // Newest first, as the store filters them; queued ones annotated as in GetJob.
+  absl::StatusOr<std::vector<kernelseek::v1::Job>> ListJobs(const JobFilter& filter);
+  // Every worker the store knows, with its live state, or "offline" when it
+  // has not synced for options().offline_after.
   std::vector<kernelseek::v1::WorkerInfo> ListWorkers();
 
   // One worker protocol round: takes the worker's full state, returns what it
@@ -124,6 +139,14 @@ class JobQueue {
   absl::Status NoteWorkerLocked(const kernelseek::v1::SynchronizeRequest& request, const std::string& state)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ExpireLeasesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `stored` (the store's worker rows) with what the queue knows live, as
+  // ListWorkers returns them.
+  std::vector<kernelseek::v1::WorkerInfo> WorkersLocked(std::vector<kernelseek::v1::WorkerInfo> stored)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Sets queue_position and waiting_for of a job that is queued now;
+  // `workers` as WorkersLocked returns them. A job no longer queued is left as is.
+  void AnnotateQueuedLocked(kernelseek::v1::Job* job, const std::vector<kernelseek::v1::WorkerInfo>& workers)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void BumpLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { ++generation_; }
 
   Store* const store_;

@@ -1,10 +1,7 @@
 #include "server/job_runner.h"
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
-#include "common/properties.h"
-#include "server/job_validation.h"
 #include "common/job_state.h"
 
 namespace kseek {
@@ -12,23 +9,9 @@ namespace kseek {
 absl::StatusOr<kernelseek::v1::Job> QueueJobRunner::Run(const std::string& user, kernelseek::v1::JobSpec spec,
                                                          const std::function<bool()>& cancelled) {
   // A job no connected worker can run would wait in the queue until one
-  // connects; an agent is better told at once (verify and bench need a GPU).
-  kernelseek::v1::JobSpec probe = spec;
-  absl::StatusOr<std::vector<kernelseek::v1::Property>> requirements = ValidateJobSpec(&probe, *problems_);
-  if (!requirements.ok()) return requirements.status();
-  PropertyList wanted(requirements->begin(), requirements->end());
-  bool runnable = false;
-  for (const kernelseek::v1::WorkerInfo& worker : queue_->ListWorkers()) {
-    if (worker.state() != "offline" && RequirementsMatch(wanted, worker.capabilities())) runnable = true;
-  }
-  if (!runnable) {
-    std::vector<std::string> needs;
-    for (const kernelseek::v1::Property& p : wanted) needs.push_back(absl::StrCat(p.key(), "=", p.value()));
-    return absl::UnavailableError(absl::StrCat("no connected worker can run this ",
-                                               kernelseek::v1::JobKind_Name(spec.kind()), " job (it needs ",
-                                               absl::StrJoin(needs, ", "), "); nothing was queued"));
-  }
-  absl::StatusOr<std::string> id = queue_->Submit(user, std::move(spec));
+  // connects; an agent is better told at once (verify and bench need a GPU),
+  // so the queue's refusal of it is the answer.
+  absl::StatusOr<std::string> id = queue_->Submit(user, std::move(spec), SubmitOptions{.wait_for_worker = false});
   if (!id.ok()) return id.status();
   const absl::Time deadline = absl::Now() + max_wait_;
   while (true) {

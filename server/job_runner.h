@@ -12,7 +12,6 @@
 #include "absl/time/time.h"
 #include "proto/kernelseek.pb.h"
 #include "server/job_queue.h"
-#include "server/problem_catalog.h"
 
 namespace kseek {
 
@@ -22,8 +21,8 @@ class JobRunner {
 
   // Submits `spec` as `user` and waits for the job to finish (SUCCEEDED or
   // FAILED). Errors: INVALID_ARGUMENT for a spec the queue refuses;
-  // UNAVAILABLE when no connected worker could run it (nothing is queued
-  // then); DEADLINE_EXCEEDED when it did not finish in time; CANCELLED once
+  // FAILED_PRECONDITION when no connected worker could run it (nothing is
+  // queued then; JobQueue::Submit says why); DEADLINE_EXCEEDED when it did not finish in time; CANCELLED once
   // `cancelled()` returns true.
   virtual absl::StatusOr<kernelseek::v1::Job> Run(const std::string& user, kernelseek::v1::JobSpec spec,
                                                   const std::function<bool()>& cancelled) = 0;
@@ -32,15 +31,13 @@ class JobRunner {
 // Runs jobs through a JobQueue. Thread-safe (the queue is); owns nothing.
 class QueueJobRunner final : public JobRunner {
  public:
-  QueueJobRunner(JobQueue* queue, const ProblemCatalog* problems, absl::Duration max_wait)
-      : queue_(queue), problems_(problems), max_wait_(max_wait) {}
+  QueueJobRunner(JobQueue* queue, absl::Duration max_wait) : queue_(queue), max_wait_(max_wait) {}
 
   absl::StatusOr<kernelseek::v1::Job> Run(const std::string& user, kernelseek::v1::JobSpec spec,
                                           const std::function<bool()>& cancelled) override;
 
  private:
   JobQueue* const queue_;
-  const ProblemCatalog* const problems_;
   const absl::Duration max_wait_;
 };
 

@@ -292,7 +292,7 @@ int Serve(const std::vector<std::string>& args) {
   } else {
     Log("no question bank: sessions can use question modes human and off only");
   }
-  QueueJobRunner job_runner(&queue, &*problems, absl::Seconds(session_job_wait_s));
+  QueueJobRunner job_runner(&queue, absl::Seconds(session_job_wait_s));
   llm::CurlHttpClient http;
   LlmClientOptions llm_options;
   llm_options.max_attempts = static_cast<int>(llm_attempts);

@@ -22,6 +22,16 @@ absl::Status SqliteError(sqlite3* db, absl::string_view what) {
   return absl::InternalError(message);
 }
 
+// The C side of Database::AddTextFunction: the user data is the function.
+void CallTextFunction(sqlite3_context* context, int argc, sqlite3_value** argv) {
+  auto* fn = reinterpret_cast<std::string (*)(absl::string_view)>(sqlite3_user_data(context));
+  const void* data = argc == 1 ? sqlite3_value_blob(argv[0]) : nullptr;
+  const int size = argc == 1 ? sqlite3_value_bytes(argv[0]) : 0;
+  std::string result =
+      fn(data == nullptr ? absl::string_view() : absl::string_view(static_cast<const char*>(data), size));
+  sqlite3_result_text(context, result.data(), static_cast<int>(result.size()), SQLITE_TRANSIENT);
+}
+
 }  // namespace
 
 Statement& Statement::Bind(int index, int64_t value) {
@@ -131,6 +141,15 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path
     return absl::FailedPreconditionError(absl::StrCat("cannot write database ", path, ": ", s.message(), hint));
   }
   return db;
+}
+
+absl::Status Database::AddTextFunction(const std::string& name, std::string (*fn)(absl::string_view)) {
+  if (sqlite3_create_function_v2(db_, name.c_str(), 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+                                 reinterpret_cast<void*>(fn), &CallTextFunction, nullptr, nullptr,
+                                 nullptr) != SQLITE_OK) {
+    return SqliteError(db_, absl::StrCat("cannot add SQL function ", name));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status Database::CheckIntegrity() {

@@ -65,6 +65,10 @@ class Database {
   absl::Status Exec(absl::string_view sql);
   int64_t LastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
   int Changes() const { return sqlite3_changes(db_); }
+  // Makes `fn` callable from SQL as `name(x)`: one argument, read as a blob,
+  // and a text result. `fn` must be pure (SQLite may call it any number of
+  // times) and must not touch this Database.
+  absl::Status AddTextFunction(const std::string& name, std::string (*fn)(absl::string_view));
   // PRAGMA integrity_check: DATA_LOSS with its first findings.
   absl::Status CheckIntegrity();
 

@@ -197,6 +197,16 @@ absl::StatusOr<kernelseek::v1::Session> ReadSessionRow(const Statement& row, boo
   return session;
 }
 
+// SQL's job_problem(spec): the problem a stored JobSpec runs, "" for a
+// compile job or a spec that does not parse. The problem lives only inside
+// the spec blob, so the --problem filter reads it there rather than adding a
+// column (and a migration) for it.
+std::string JobProblem(absl::string_view spec_bytes) {
+  kernelseek::v1::JobSpec spec;
+  if (!spec.ParseFromArray(spec_bytes.data(), static_cast<int>(spec_bytes.size()))) return "";
+  return spec.run().problem();
+}
+
 }  // namespace
 
 int Store::LatestSchemaVersion() { return static_cast<int>(std::size(kMigrations)); }
@@ -204,6 +214,7 @@ int Store::LatestSchemaVersion() { return static_cast<int>(std::size(kMigrations
 absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path) {
   absl::StatusOr<std::unique_ptr<Database>> db = Database::Open(path);
   if (!db.ok()) return db.status();
+  if (absl::Status s = (*db)->AddTextFunction("job_problem", &JobProblem); !s.ok()) return s;
   std::unique_ptr<Store> store(new Store(*std::move(db)));
   absl::MutexLock lock(&store->mu_);
   if (absl::Status s = store->Migrate(); !s.ok()) return s;
@@ -382,6 +393,31 @@ absl::StatusOr<std::vector<Job>> Store::ListJobs(int limit) {
       db_->Prepare(absl::StrCat("SELECT ", kJobColumns, " FROM jobs ORDER BY id DESC LIMIT ?"));
   if (!q.ok()) return q.status();
   q->Bind(1, static_cast<int64_t>(limit));
+  std::vector<Job> jobs;
+  while (true) {
+    absl::StatusOr<bool> row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    absl::StatusOr<Job> job = ReadJobRow(*q, /*with_source=*/false);
+    if (!job.ok()) return job.status();
+    jobs.push_back(*std::move(job));
+  }
+  return jobs;
+}
+
+absl::StatusOr<std::vector<Job>> Store::ListJobsMatching(const JobFilter& filter) {
+  absl::MutexLock lock(&mu_);
+  // Every filter is in the statement; an unset one is "? = ''" or "? = 0",
+  // true for every row. The problem test is last: it parses the spec.
+  absl::StatusOr<Statement> q = db_->Prepare(absl::StrCat(
+      "SELECT ", kJobColumns,
+      " FROM jobs WHERE (? = '' OR user = ?) AND (? = 0 OR state = ?)"
+      " AND (? = '' OR (kind <> ? AND job_problem(spec) = ?)) ORDER BY id DESC LIMIT ?"));
+  if (!q.ok()) return q.status();
+  q->Bind(1, filter.user).Bind(2, filter.user);
+  q->Bind(3, static_cast<int64_t>(filter.state)).Bind(4, static_cast<int64_t>(filter.state));
+  q->Bind(5, filter.problem).Bind(6, static_cast<int64_t>(kernelseek::v1::JOB_KIND_COMPILE)).Bind(7, filter.problem);
+  q->Bind(8, static_cast<int64_t>(filter.limit));
   std::vector<Job> jobs;
   while (true) {
     absl::StatusOr<bool> row = q->Step();

@@ -36,6 +36,14 @@ struct UnfinishedJob {
   std::string lease_id;  // empty when queued
 };
 
+// Which jobs ListJobsMatching returns: the fields that are set must all hold.
+struct JobFilter {
+  std::string user;
+  kernelseek::v1::JobState state = kernelseek::v1::JOB_STATE_UNSPECIFIED;  // UNSPECIFIED: any
+  std::string problem;  // RunOptions.problem: verify, bench and profile jobs only
+  int limit = 50;       // after the filters
+};
+
 class Store {
  public:
   static absl::StatusOr<std::unique_ptr<Store>> Open(const std::string& path);
@@ -58,6 +66,8 @@ class Store {
   absl::StatusOr<std::vector<UnfinishedJob>> LoadUnfinishedJobs();
   // Newest first, without source text or results (a listing, not a report).
   absl::StatusOr<std::vector<kernelseek::v1::Job>> ListJobs(int limit);
+  // The same, only the jobs `filter` matches; filtered in SQL.
+  absl::StatusOr<std::vector<kernelseek::v1::Job>> ListJobsMatching(const JobFilter& filter);
 
   absl::Status UpsertWorker(const kernelseek::v1::WorkerInfo& worker);
   absl::StatusOr<std::vector<kernelseek::v1::WorkerInfo>> ListWorkers();

@@ -148,6 +148,8 @@ void Latency(int jobs) {
     submit_context.AddMetadata("authorization", "Bearer " + stack.user_token);
     kernelseek::v1::SubmitJobRequest request;
     *request.mutable_spec() = TrivialSpec(i);
+    // The worker's first call may come after the first submit.
+    request.set_wait_for_worker(true);
     kernelseek::v1::SubmitJobResponse response;
     if (!client->SubmitJob(&submit_context, request, &response).ok()) {
       std::cerr << "submit failed\n";
@@ -179,7 +181,8 @@ void Throughput(int worker_count, int jobs) {
   TrivialExecutor executor;
   absl::Time submit_start = absl::Now();
   for (int i = 0; i < jobs; ++i) {
-    if (!stack.queue.Submit("bench", TrivialSpec(i)).ok()) {
+    // Queued before the workers start, as a burst of submits finds them.
+    if (!stack.queue.Submit("bench", TrivialSpec(i), SubmitOptions{.wait_for_worker = true}).ok()) {
       std::cerr << "submit failed\n";
       return;
     }

@@ -69,7 +69,9 @@ TEST_CASE("every call carries the token as a Bearer authorization") {
   CHECK(*id == "7");
   CHECK(server.service().last_submitted().source_name() == "k.cu");
   REQUIRE(client.GetJob("7").ok());
-  REQUIRE(client.ListJobs(10).ok());
+  kernelseek::v1::ListJobsRequest list;
+  list.set_limit(10);
+  REQUIRE(client.ListJobs(list).ok());
   CHECK(server.service().authorizations() ==
         std::vector<std::string>{"Bearer s3cret", "Bearer s3cret", "Bearer s3cret"});
 }

@@ -75,6 +75,11 @@ class FakeCoordinator final : public kernelseek::v1::Coordinator::Service {
     absl::MutexLock lock(&mu_);
     return last_submitted_;
   }
+  // What SubmitJob answers from now on, instead of the job's id.
+  void SetSubmitError(grpc::Status error) {
+    absl::MutexLock lock(&mu_);
+    submit_error_ = std::move(error);
+  }
 
   // The one session: StartSession answers details.session(), GetSession the
   // details, ListSessions the session, StopSession the session stopped;
@@ -121,6 +126,14 @@ class FakeCoordinator final : public kernelseek::v1::Coordinator::Service {
     absl::MutexLock lock(&mu_);
     return list_sessions_limit_;
   }
+  kernelseek::v1::SubmitJobRequest last_submit_request() const {
+    absl::MutexLock lock(&mu_);
+    return last_submit_request_;
+  }
+  kernelseek::v1::ListJobsRequest last_list_jobs_request() const {
+    absl::MutexLock lock(&mu_);
+    return last_list_jobs_request_;
+  }
 
   grpc::Status SubmitJob(grpc::ServerContext* context,
                          const kernelseek::v1::SubmitJobRequest* request,
@@ -128,6 +141,8 @@ class FakeCoordinator final : public kernelseek::v1::Coordinator::Service {
     if (grpc::Status s = Authenticate(context); !s.ok()) return s;
     absl::MutexLock lock(&mu_);
     last_submitted_ = request->spec();
+    last_submit_request_ = *request;
+    if (!submit_error_.ok()) return submit_error_;
     response->set_job_id(job_.id());
     return grpc::Status::OK;
   }
@@ -162,10 +177,11 @@ class FakeCoordinator final : public kernelseek::v1::Coordinator::Service {
     return script.end;
   }
 
-  grpc::Status ListJobs(grpc::ServerContext* context, const kernelseek::v1::ListJobsRequest*,
+  grpc::Status ListJobs(grpc::ServerContext* context, const kernelseek::v1::ListJobsRequest* request,
                         kernelseek::v1::ListJobsResponse* response) override {
     if (grpc::Status s = Authenticate(context); !s.ok()) return s;
     absl::MutexLock lock(&mu_);
+    last_list_jobs_request_ = *request;
     *response->add_jobs() = job_;
     return grpc::Status::OK;
   }
@@ -306,6 +322,9 @@ class FakeCoordinator final : public kernelseek::v1::Coordinator::Service {
   std::vector<std::string> authorizations_ ABSL_GUARDED_BY(mu_);
   int watch_calls_ ABSL_GUARDED_BY(mu_) = 0;
   kernelseek::v1::JobSpec last_submitted_ ABSL_GUARDED_BY(mu_);
+  kernelseek::v1::SubmitJobRequest last_submit_request_ ABSL_GUARDED_BY(mu_);
+  grpc::Status submit_error_ ABSL_GUARDED_BY(mu_);
+  kernelseek::v1::ListJobsRequest last_list_jobs_request_ ABSL_GUARDED_BY(mu_);
   std::string scenario_problem_ ABSL_GUARDED_BY(mu_);
   kernelseek::v1::ListScenariosResponse scenarios_ ABSL_GUARDED_BY(mu_);
   kernelseek::v1::ListScenariosRequest last_scenarios_request_ ABSL_GUARDED_BY(mu_);

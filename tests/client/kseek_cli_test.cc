@@ -111,7 +111,9 @@ TEST_CASE("kseek --help lists the commands and the exit codes") {
                            "exit codes:", "KSEEK_TOKEN",
                            "  4  compile, verify, bench: the job failed without a result",
                            "verify, bench: the kernel did not compile or a scenario failed",
-                           "verify, bench: the runner stopped early"}) {
+                           "verify, bench: the runner stopped early",
+                           "  5  compile, verify, bench, profile: no connected worker could run the job",
+                           "  130  Ctrl-C while waiting on a job: the job goes on on the server"}) {
     CHECK(absl::StrContains(o.out, text));
   }
 }
@@ -123,6 +125,14 @@ TEST_CASE("kseek help CMD is kseek CMD --help") {
   CHECK(help.out == flag.out);
   CHECK(absl::StrContains(help.out, "--arch"));
   CHECK(absl::StrContains(help.out, "--no-wait"));
+  CHECK(absl::StrContains(help.out, "--wait-for-worker"));
+  for (const char* command : {"verify", "bench", "profile"}) {
+    CHECK(absl::StrContains(RunKseek(absl::StrCat(command, " --help")).out, "--wait-for-worker"));
+  }
+  CHECK(absl::StrContains(RunKseek("job --help").out, "--wait"));
+  CHECK(absl::StrContains(RunKseek("cancel --help").out, "--session"));
+  Outcome jobs = RunKseek("jobs --help");
+  for (const char* flag : {"--user", "--state", "--problem", "--limit"}) CHECK(absl::StrContains(jobs.out, flag));
 }
 
 TEST_CASE("usage errors exit 2 with one line on stderr") {
@@ -267,6 +277,76 @@ void ScriptBench(FakeCoordinatorServer& server, const Job& final_job) {
   server.service().SetJob(final_job);
   server.service().SetWatchScripts(
       {{.updates = {queued, leased, halfway, final_job}, .end = grpc::Status::OK}});
+}
+
+TEST_CASE("a submit no worker can take exits 5 saying how to queue anyway, --wait-for-worker asks to queue") {
+  testing::TempDir dir;
+  std::string source = dir.File("k.cu");
+  std::ofstream(source) << "__global__ void k() {}\n";
+  FakeCoordinatorServer server("t");
+  std::string flags = absl::StrCat("--server ", server.address(), " --token t");
+
+  SECTION("refused") {
+    server.service().SetSubmitError(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                                                 "no connected worker can run this verify job: no connected worker "
+                                                 "has arch=sm_90 (workers: cpu-1 (no arch)); nothing was queued"));
+    Outcome o = RunKseek(absl::StrCat("verify ", source, " --problem attention_fwd --arch sm_90a ", flags));
+    CHECK(o.exit_code == 5);
+    CHECK(IsOneLine(o.err));
+    CHECK(absl::StartsWith(o.err, "kseek: no connected worker can run this verify job: no connected worker has "
+                                  "arch=sm_90"));
+    CHECK(absl::StrContains(o.err, "(--wait-for-worker queues it until such a worker connects)"));
+    CHECK_FALSE(server.service().last_submit_request().wait_for_worker());
+  }
+  SECTION("queued anyway") {
+    ScriptJob(server, FinishedCompile(true));
+    Outcome o = RunKseek(absl::StrCat("compile ", source, " --arch sm_90a --no-wait --wait-for-worker ", flags));
+    CHECK(o.exit_code == 0);
+    CHECK(o.out == "7\n");
+    CHECK(server.service().last_submit_request().wait_for_worker());
+  }
+}
+
+TEST_CASE("kseek jobs sends its filters to the server; an unknown state is a usage error naming the states") {
+  FakeCoordinatorServer server("t");
+  server.service().SetJob(FinishedCompile(true));
+  std::string flags = absl::StrCat("--server ", server.address(), " --token t");
+
+  Outcome o = RunKseek(absl::StrCat("jobs --user ana --state Failed --problem attention_fwd --limit 3 ", flags));
+  CHECK(o.exit_code == 0);
+  kernelseek::v1::ListJobsRequest sent = server.service().last_list_jobs_request();
+  CHECK(sent.user() == "ana");
+  CHECK(sent.state() == kernelseek::v1::JOB_STATE_FAILED);
+  CHECK(sent.problem() == "attention_fwd");
+  CHECK(sent.limit() == 3);
+
+  Outcome bad = RunKseek(absl::StrCat("jobs --state done ", flags));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err ==
+        "kseek: --state: unknown job state \"done\"; the states are queued, leased, succeeded, failed, cancelled\n");
+}
+
+TEST_CASE("kseek job ID --wait follows the job and exits as the command that submitted it") {
+  FakeCoordinatorServer server("t");
+  std::string flags = absl::StrCat("--server ", server.address(), " --token t");
+  SECTION("a compile that did not compile exits 1 with its report") {
+    ScriptJob(server, FinishedCompile(false));
+    Job queued = FinishedCompile(false);
+    queued.clear_result();
+    queued.set_state(kernelseek::v1::JOB_STATE_QUEUED);
+    server.service().SetJob(queued);  // what GetJob finds before the watch
+    Outcome o = RunKseek(absl::StrCat("job 7 --wait ", flags));
+    CHECK(o.exit_code == 1);
+    CHECK(absl::StrContains(o.out, "k.cu:3: error: expected a \";\""));
+    CHECK(absl::StrContains(o.err, "job 7: compiling on worker-a"));
+  }
+  SECTION("a job already finished is reported at once") {
+    server.service().SetJob(FinishedCompile(true));
+    Outcome o = RunKseek(absl::StrCat("job 7 --wait ", flags));
+    CHECK(o.exit_code == 0);
+    CHECK(absl::StrContains(o.out, "k.cu (sm_90a): compiled"));
+    CHECK(server.service().watch_calls() == 0);
+  }
 }
 
 TEST_CASE("verify and bench through a server: defaults, progress, report and exit codes") {

@@ -224,6 +224,10 @@ TEST_CASE("kseek sessions, session show and session stop through a server") {
   CHECK(stop.exit_code == 0);
   CHECK(s.server.service().stop_calls() == 1);
   CHECK(absl::StartsWith(stop.out, "session s1 stopped after 12 steps: best v3 at 1.04x"));
+  Outcome cancel = RunKseek(absl::StrCat("cancel --session s1 ", s.flags()));
+  CHECK(cancel.exit_code == 0);
+  CHECK(s.server.service().stop_calls() == 2);
+  CHECK(absl::StartsWith(cancel.out, "session s1 stopped after 12 steps"));
 
   Outcome bad_token =
       RunKseek(absl::StrCat("sessions --server ", s.server.address(), " --token x"));

@@ -205,6 +205,36 @@ TEST_CASE("job table lists one row per job with its age") {
         std::vector<std::string>{"18", "compile", "queued", "-", "bob", "-", "0", "5s"});
 }
 
+TEST_CASE("a queued job says its place in the queue and what it waits for") {
+  Job job;
+  job.set_id("18");
+  job.mutable_spec()->set_kind(kernelseek::v1::JOB_KIND_COMPILE);
+  job.set_state(kernelseek::v1::JOB_STATE_QUEUED);
+  job.set_stage("queued");
+  job.set_queue_position(3);
+  job.set_waiting_for("2 jobs ahead, its only matching worker is busy (w1 running job 9)");
+  CHECK(FormatProgress(job) == "queued, position 3: 2 jobs ahead, its only matching worker is busy (w1 running job 9)");
+  std::string details = FormatJobDetails(job, kNow);
+  CHECK_THAT(details, Catch::Contains("position  3\n") &&
+                          Catch::Contains("waiting   2 jobs ahead, its only matching worker is busy"));
+  std::vector<std::string> lines = absl::StrSplit(FormatJobTable({job}, kNow), '\n', absl::SkipEmpty());
+  CHECK_THAT(lines[1], Catch::Contains("queued #3"));
+
+  job.set_queue_position(0);
+  job.set_waiting_for("no connected worker has arch=sm_90 (workers: cpu-1 (no arch))");
+  CHECK(FormatProgress(job) == "queued: no connected worker has arch=sm_90 (workers: cpu-1 (no arch))");
+  CHECK_THAT(FormatJobDetails(job, kNow), Catch::Contains("position  -\n"));
+}
+
+TEST_CASE("job state labels parse back in any case, and anything else names the labels") {
+  CHECK(ParseJobStateLabel("cancelled").value() == kernelseek::v1::JOB_STATE_CANCELLED);
+  CHECK(ParseJobStateLabel("LEASED").value() == kernelseek::v1::JOB_STATE_LEASED);
+  absl::StatusOr<kernelseek::v1::JobState> bad = ParseJobStateLabel("running");
+  CHECK(bad.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(bad.status().message() ==
+        "unknown job state \"running\"; the states are queued, leased, succeeded, failed, cancelled");
+}
+
 TEST_CASE("worker table shows capabilities and when each worker was last seen") {
   WorkerInfo w;
   w.set_name("node-1");

@@ -33,27 +33,6 @@ std::string WriteKernel(const LocalStack& stack, const std::string& name, const 
   return path;
 }
 
-// An nvcc that sleeps 30 s before compiling, in a folder of its own (the
-// sandbox shows a tool's folder to the jobs, read-only) that the sandbox's
-// user can reach.
-std::string WriteSlowNvcc(LocalStack& stack) {
-  const std::string path = stack.dir().File("tools/nvcc");
-  std::filesystem::create_directories(stack.dir().File("tools"));
-  std::filesystem::permissions(stack.dir().path(), std::filesystem::perms(0711));
-  WriteFile(path,
-            "#!/bin/sh\ncase \"$1\" in --version|--list-gpu-code|--list-gpu-arch) ;; *) sleep 30;; esac\n"
-            "exec /usr/local/cuda/bin/nvcc \"$@\"\n");
-  REQUIRE(chmod(path.c_str(), 0755) == 0);
-  return path;
-}
-
-json JobJson(LocalStack& stack, const std::string& id) {
-  SubprocessResult r = stack.Kseek({"job", id, "--json"});
-  INFO(r.stderr_text);
-  REQUIRE(r.exit_code == 0);
-  return json::parse(r.stdout_text);
-}
-
 TEST_CASE("the CLI compiles a kernel for sm_90a and sm_100a through server and worker", "[e2e]") {
   LocalStack stack;
   stack.StartServer();
@@ -270,8 +249,9 @@ TEST_CASE("kill -9 of the server with jobs queued: after restart every acknowled
   stack.StartServer();
   std::string kernel = WriteKernel(stack, "k.cu", kKernel);
   std::vector<std::string> ids;
+  // No worker is up yet: the jobs are queued for the one that starts later.
   for (int i = 0; i < 5; ++i) {
-    SubprocessResult r = stack.Kseek({"compile", kernel, "--arch", "sm_90a", "--no-wait"});
+    SubprocessResult r = stack.Kseek({"compile", kernel, "--arch", "sm_90a", "--no-wait", "--wait-for-worker"});
     REQUIRE(r.exit_code == 0);
     ids.emplace_back(absl::StripAsciiWhitespace(r.stdout_text));
   }

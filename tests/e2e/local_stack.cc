@@ -2,7 +2,10 @@
 
 #include <signal.h>
 
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <regex>
 
 #include "absl/strings/str_cat.h"
@@ -92,6 +95,33 @@ SubprocessResult LocalStack::Kseek(const std::vector<std::string>& args, const s
   auto result = RunSubprocess(spec);
   REQUIRE(result.ok());
   return *std::move(result);
+}
+
+std::unique_ptr<ChildProcess> LocalStack::StartKseek(const std::vector<std::string>& args,
+                                                     const std::string& log_name) {
+  std::vector<std::string> argv = {BinDir() + "/kseek"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto cli = ChildProcess::Start(argv, dir_.File(log_name), {{"KSEEK_SERVER", address_}, {"KSEEK_TOKEN", user_token_}});
+  REQUIRE(cli.ok());
+  return *std::move(cli);
+}
+
+nlohmann::json JobJson(LocalStack& stack, const std::string& id) {
+  SubprocessResult r = stack.Kseek({"job", id, "--json"});
+  INFO(r.stderr_text);
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(r.stdout_text);
+}
+
+std::string WriteSlowNvcc(LocalStack& stack) {
+  const std::string path = stack.dir().File("tools/nvcc");
+  std::filesystem::create_directories(stack.dir().File("tools"));
+  std::filesystem::permissions(stack.dir().path(), std::filesystem::perms(0711));
+  WriteFile(path,
+            "#!/bin/sh\ncase \"$1\" in --version|--list-gpu-code|--list-gpu-arch) ;; *) sleep 30;; esac\n"
+            "exec /usr/local/cuda/bin/nvcc \"$@\"\n");
+  REQUIRE(chmod(path.c_str(), 0755) == 0);
+  return path;
 }
 
 }  // namespace kseek::testing

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "common/subprocess.h"
 #include "tests/testing/process.h"
 #include "tests/testing/temp_dir.h"
@@ -38,6 +40,9 @@ class LocalStack {
   // Runs the CLI against the server with the user token (and `env`).
   SubprocessResult Kseek(const std::vector<std::string>& args, const std::string& token = "",
                          const std::vector<std::pair<std::string, std::string>>& env = {});
+  // Starts the CLI as Kseek does but in the background, its stdout and
+  // stderr going to `log_name` in dir(), for a test that signals it.
+  std::unique_ptr<ChildProcess> StartKseek(const std::vector<std::string>& args, const std::string& log_name);
 
   const std::string& address() const { return address_; }
   const std::string& db() const { return db_; }
@@ -56,6 +61,14 @@ class LocalStack {
   std::vector<std::unique_ptr<ChildProcess>> workers_;
   int server_starts_ = 0;
 };
+
+// `kseek job ID --json`, parsed; the test fails when the command does.
+nlohmann::json JobJson(LocalStack& stack, const std::string& id);
+
+// An nvcc that sleeps 30 s before compiling, in a folder of its own (the
+// sandbox shows a tool's folder to the jobs, read-only) that the sandbox's
+// user can reach.
+std::string WriteSlowNvcc(LocalStack& stack);
 
 }  // namespace kseek::testing
 

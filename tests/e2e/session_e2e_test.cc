@@ -451,5 +451,35 @@ TEST_CASE("SIGTERM ends the server within 10 s while an LLM call hangs, the call
   sqlite3_close(db);
 }
 
+TEST_CASE("kseek cancel --session stops a running session once and says how it ended when asked again",
+          "[e2e][session]") {
+  LocalStack stack;
+  // The model never answers: the session is running for as long as the test needs.
+  json script = json::array({json{{"reply", {{"content", "never sent"}}}, {"delay_s", 3600}}});
+  std::string script_path = stack.dir().File("script.json");
+  WriteFile(script_path, script.dump());
+  auto llm = llm::FakeLlmServerProcess::Start(script_path, {"--request-log", stack.dir().File("requests.jsonl")});
+  REQUIRE(llm.ok());
+  stack.StartServer(Concat({"--llm-timeout", "3600"}, EndpointFlags(stack)));
+  SessionClient client(stack.address(), stack.user_token());
+  kernelseek::v1::Session session;
+  REQUIRE(client.Start(Spec("openai", (*llm)->base_url(), 5), &session).ok());
+  REQUIRE(WaitFor([&] { return !ReadFile(stack.dir().File("requests.jsonl")).empty(); }, absl::Seconds(20)));
+
+  SubprocessResult stopped = stack.Kseek({"cancel", "--session", session.id()});
+  INFO(stopped.stdout_text << stopped.stderr_text);
+  CHECK(stopped.exit_code == 0);
+  CHECK_THAT(stopped.stdout_text, Catch::StartsWith(absl::StrCat("session ", session.id(), " stopped")));
+  CHECK(client.Get(session.id()).session().state() == kernelseek::v1::SESSION_STATE_STOPPED);
+
+  SubprocessResult again = stack.Kseek({"cancel", "--session", session.id()});
+  CHECK(again.exit_code == 3);
+  CHECK_THAT(again.stderr_text, Catch::Contains(absl::StrCat("session ", session.id(), " has already ended (STOPPED")));
+  // Without --session the same id is a job's, and there is no such job.
+  SubprocessResult as_job = stack.Kseek({"cancel", session.id()});
+  CHECK(as_job.exit_code == 2);
+  CHECK_THAT(as_job.stderr_text, Catch::Contains(absl::StrCat("no job with id ", session.id())));
+}
+
 }  // namespace
 }  // namespace kseek::testing

@@ -217,7 +217,8 @@ TEST_CASE("backup while the server runs, then restore: jobs and tokens are back,
   stack.StartServer();
   const std::string kernel = stack.dir().File("before_backup.cu");
   WriteFile(kernel, "__global__ void backed_up(float* x) { x[0] = 1.0f; }\n");
-  SubprocessResult first = stack.Kseek({"compile", kernel, "--arch", "sm_90a", "--no-wait"});
+  // No worker runs here: the jobs need only be stored.
+  SubprocessResult first = stack.Kseek({"compile", kernel, "--arch", "sm_90a", "--no-wait", "--wait-for-worker"});
   REQUIRE(first.exit_code == 0);
   const std::string first_id(absl::StripAsciiWhitespace(first.stdout_text));
 
@@ -235,7 +236,8 @@ TEST_CASE("backup while the server runs, then restore: jobs and tokens are back,
   // A job after the backup, which the restore must take away.
   const std::string later_kernel = stack.dir().File("after_backup.cu");
   WriteFile(later_kernel, "__global__ void after_backup(float* x) { x[0] = 2.0f; }\n");
-  SubprocessResult second = stack.Kseek({"compile", later_kernel, "--arch", "sm_90a", "--no-wait"});
+  SubprocessResult second =
+      stack.Kseek({"compile", later_kernel, "--arch", "sm_90a", "--no-wait", "--wait-for-worker"});
   REQUIRE(second.exit_code == 0);
   const std::string second_id(absl::StripAsciiWhitespace(second.stdout_text));
   REQUIRE(stack.Kseek({"job", second_id}).exit_code == 0);

@@ -182,7 +182,7 @@ TEST_CASE("show_sass compiles when needed and names the functions when none matc
   REQUIRE(f.jobs.specs().size() == 1);  // the second call used the cached compile
 }
 
-// Answers profile jobs as QueueJobRunner would: UNAVAILABLE when no worker
+// Answers profile jobs as QueueJobRunner would: FAILED_PRECONDITION when no worker
 // has ncu, else a worker's ProfileResult. Records the specs it was given.
 class ProfileJobRunner final : public JobRunner {
  public:
@@ -191,8 +191,9 @@ class ProfileJobRunner final : public JobRunner {
                                           const std::function<bool()>& cancelled) override {
     specs.push_back(spec);
     if (!worker_has_ncu_) {
-      return absl::UnavailableError(
-          "no connected worker can run this JOB_KIND_PROFILE job (it needs arch=sm_90, compile=sm_90a, ncu=*); "
+      return absl::FailedPreconditionError(
+          "no connected worker can run this profile job: no connected worker has ncu (workers: gpu-1 (arch=sm_90, "
+          "compile=sm_90a,sm_100a, no ncu)); "
           "nothing was queued");
     }
     kernelseek::v1::Job job;

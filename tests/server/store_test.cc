@@ -251,5 +251,42 @@ TEST_CASE("a corrupted database is refused at open with what SQLite found", "[st
   }
 }
 
+TEST_CASE("ListJobsMatching filters by user, state and problem, all of those given, newest first") {
+  testing::TempDir dir;
+  auto store = *Store::Open(dir.File("db.sqlite"));
+  auto verify_of = [](const std::string& user, const std::string& problem) {
+    Job job = NewJob(user);
+    job.mutable_spec()->set_kind(kernelseek::v1::JOB_KIND_VERIFY);
+    job.mutable_spec()->mutable_run()->set_problem(problem);
+    return job;
+  };
+  const int64_t ana_compile = store->InsertJob(NewJob("ana")).value();
+  const int64_t ana_verify = store->InsertJob(verify_of("ana", "attention_fwd")).value();
+  const int64_t bob_verify = store->InsertJob(verify_of("bob", "attention_fwd")).value();
+  const int64_t bob_other = store->InsertJob(verify_of("bob", "layernorm")).value();
+  REQUIRE(store->FinishJob(bob_verify, kernelseek::v1::JOB_STATE_FAILED, "no", nullptr, absl::Now()).ok());
+
+  auto ids = [&](JobFilter filter) {
+    absl::StatusOr<std::vector<Job>> listed = store->ListJobsMatching(filter);
+    REQUIRE(listed.ok());
+    std::vector<int64_t> out;
+    for (const Job& job : *listed) out.push_back(std::stoll(job.id()));
+    return out;
+  };
+  CHECK(ids({}) == std::vector<int64_t>{bob_other, bob_verify, ana_verify, ana_compile});
+  CHECK(ids({.user = "ana"}) == std::vector<int64_t>{ana_verify, ana_compile});
+  CHECK(ids({.state = kernelseek::v1::JOB_STATE_FAILED}) == std::vector<int64_t>{bob_verify});
+  CHECK(ids({.problem = "attention_fwd"}) == std::vector<int64_t>{bob_verify, ana_verify});
+  CHECK(ids({.user = "bob", .state = kernelseek::v1::JOB_STATE_QUEUED, .problem = "layernorm"}) ==
+        std::vector<int64_t>{bob_other});
+  CHECK(ids({.user = "bob", .problem = "attention_fwd", .limit = 1}) == std::vector<int64_t>{bob_verify});
+  CHECK(ids({.user = "carol"}).empty());
+  // Listings carry no source text.
+  absl::StatusOr<std::vector<Job>> ana = store->ListJobsMatching({.user = "ana"});
+  REQUIRE(ana.ok());
+  REQUIRE(!ana->empty());
+  CHECK(ana->front().spec().source().empty());
+}
+
 }  // namespace
 }  // namespace kseek
