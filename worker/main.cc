@@ -2,11 +2,15 @@
 // advertises what it can do, and runs the jobs it is given.
 //
 //   kseek-worker --server HOST:PORT [--token T | $KSEEK_WORKER_TOKEN]
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -85,10 +89,30 @@ std::string RandomHexKey() {
 
 // TEMP/kseek-worker-NAME, made (0711: the sandbox's user must pass through
 // to its job folder) or emptied of what an earlier run of this worker left.
+// The folder is this process's alone: it holds an flock on FOLDER.lock for
+// as long as it lives (its supervised children share it), so a second
+// worker of the same name and temp folder on this host, which would empty
+// the folder under the first one's running jobs, is refused instead.
 absl::StatusOr<std::string> PrepareJobsDir(const std::string& temp_dir, const std::string& name) {
   std::string safe;
   for (char c : name) safe.push_back(absl::ascii_isalnum(c) || c == '-' || c == '_' || c == '.' ? c : '_');
   const std::filesystem::path dir = std::filesystem::path(temp_dir) / absl::StrCat("kseek-worker-", safe);
+  const std::string lock_path = absl::StrCat(dir.string(), ".lock");
+  const int lock = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock < 0) {
+    return absl::FailedPreconditionError(absl::StrCat("cannot open ", lock_path, ": ", std::strerror(errno)));
+  }
+  if (flock(lock, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    close(lock);
+    if (error == EWOULDBLOCK) {
+      return absl::AlreadyExistsError(absl::StrCat(
+          "another kseek-worker named ", name, " runs on this host (it holds ", lock_path,
+          "); start this one with another --name, or another --temp-dir"));
+    }
+    return absl::FailedPreconditionError(absl::StrCat("cannot lock ", lock_path, ": ", std::strerror(error)));
+  }
+  // `lock` stays open, and so locked, until this process ends.
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error) return absl::FailedPreconditionError(absl::StrCat("cannot make ", dir.string(), ": ", error.message()));

@@ -233,15 +233,32 @@ TEST_CASE("kseek cancel stops a running job, its worker kills nvcc and takes the
 TEST_CASE("a worker clears the job folders an earlier run of it left, users' sources among them", "[e2e][fault]") {
   LocalStack stack;
   stack.StartServer();
-  const std::string name = absl::StrCat("stale-", getpid());
-  const std::string left = absl::StrCat("/tmp/kseek-worker-", name, "/kseek-compile-old");
+  const std::string left = stack.WorkerTempDir() + "/kseek-worker-stale/kseek-compile-old";
   std::filesystem::create_directories(left);
   WriteFile(left + "/secret.cu", "int someone_elses_kernel;\n");
-  ChildProcess* worker = stack.StartWorker(name);
+  ChildProcess* worker = stack.StartWorker("stale");
   CHECK_FALSE(std::filesystem::exists(left));
   CHECK_THAT(ReadFile(worker->log_path()), Catch::Contains("removed 1 job folder(s) left by an earlier run"));
-  std::error_code ignored;
-  std::filesystem::remove_all(absl::StrCat("/tmp/kseek-worker-", name), ignored);
+}
+
+// Two workers of one name on one host would share a job folder, and the
+// second, clearing it at start, would delete the first one's running jobs.
+TEST_CASE("a second worker of the same name and temp folder on one host is refused before it dials", "[e2e][fault]") {
+  LocalStack stack;
+  stack.StartServer();
+  stack.StartWorker("shared");
+  SubprocessSpec second;
+  second.argv = {BinDir() + "/kseek-worker", "--server", stack.address(), "--name", "shared",
+                 "--temp-dir", stack.WorkerTempDir()};
+  second.extra_env = {{"KSEEK_WORKER_TOKEN", stack.worker_token()}};
+  second.time_limit = absl::Seconds(60);
+  absl::StatusOr<SubprocessResult> r = RunSubprocess(second);
+  REQUIRE(r.ok());
+  INFO(r->stderr_text);
+  CHECK(r->exit_code == 1);
+  CHECK_THAT(r->stderr_text, Catch::Contains("another kseek-worker named shared runs on this host"));
+  SubprocessResult listed = stack.Kseek({"workers"});
+  CHECK_THAT(listed.stdout_text, Catch::Contains("shared"));
 }
 
 TEST_CASE("kill -9 of the server with jobs queued: after restart every acknowledged job is there", "[e2e][fault]") {

@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <regex>
@@ -69,6 +70,11 @@ ChildProcess* LocalStack::StartWorker(const std::string& name, const std::string
                                       const std::vector<std::string>& extra_flags, bool wait_until_listed) {
   std::vector<std::string> argv = {BinDir() + "/kseek-worker", "--server", address_, "--name", name};
   if (!nvcc.empty()) argv.insert(argv.end(), {"--nvcc", nvcc});
+  // Job folders in this stack's own folder, not /tmp: stacks of tests run at
+  // once may name their workers alike, and a worker owns its folder.
+  if (std::find(extra_flags.begin(), extra_flags.end(), "--temp-dir") == extra_flags.end()) {
+    argv.insert(argv.end(), {"--temp-dir", WorkerTempDir()});
+  }
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   auto worker = ChildProcess::Start(argv, dir_.File(name + ".log"), {{"KSEEK_WORKER_TOKEN", worker_token_}});
   REQUIRE(worker.ok());
@@ -82,6 +88,15 @@ ChildProcess* LocalStack::StartWorker(const std::string& name, const std::string
   INFO(ReadFile(dir_.File(name + ".log")));
   REQUIRE(listed);
   return workers_.back().get();
+}
+
+std::string LocalStack::WorkerTempDir() const {
+  // The sandbox's user must pass through to the job folders.
+  const std::string dir = dir_.File("worker-tmp");
+  std::filesystem::create_directories(dir);
+  std::filesystem::permissions(dir_.path(), std::filesystem::perms(0711));
+  std::filesystem::permissions(dir, std::filesystem::perms(0711));
+  return dir;
 }
 
 SubprocessResult LocalStack::Kseek(const std::vector<std::string>& args, const std::string& token,

@@ -49,6 +49,9 @@ class LocalStack {
   const std::string& user_token() const { return user_token_; }
   const std::string& worker_token() const { return worker_token_; }
   const TempDir& dir() const { return dir_; }
+  // The --temp-dir StartWorker gives its workers (made on first use):
+  // their job folders are TEMP/kseek-worker-NAME.
+  std::string WorkerTempDir() const;
   ChildProcess* server() { return server_.get(); }
 
  private:
