@@ -199,6 +199,7 @@ int Main(int argc, char** argv) {
   std::string bwrap = FindTool("bwrap");
   int64_t gpu_index = -1;
   bool no_sandbox = false;
+  int64_t sandbox_uid = -1;
   ClientTlsConfig tls;
   int64_t protocol_version = kProtocolVersion;
   bool version = false;
@@ -252,6 +253,10 @@ int Main(int argc, char** argv) {
   flags.String("bwrap", &bwrap,
                "bubblewrap, which every nvcc, cuobjdump, kseek-runner and ncu run of a job is\n"
                "sandboxed in (job folder, toolchain and GPU only; no network)");
+  flags.Int("sandbox-uid", &sandbox_uid,
+            "the user (and group) jobs' programs run as under a root worker (default: nobody,\n"
+            "65534). The process limit counts all of a user's processes, so on a node of several\n"
+            "workers give each its own, e.g. 61184+N for --gpu N (systemd's dynamic-user range)");
   flags.Bool("no-sandbox", &no_sandbox,
              "run jobs' programs without bubblewrap (limits and a clean environment\n"
              "only): for a developer's machine, never for a shared worker");
@@ -269,6 +274,15 @@ int Main(int argc, char** argv) {
     return 2;
   }
 
+  if (sandbox_uid != -1 && (sandbox_uid < 1 || sandbox_uid > 4294967294)) {
+    std::cerr << "kseek-worker: --sandbox-uid " << sandbox_uid
+              << " is not an unprivileged user id (1 to 4294967294)\n";
+    return 2;
+  }
+  if (sandbox_uid > 0 && geteuid() != 0) {
+    std::cerr << "kseek-worker: --sandbox-uid needs a root worker (jobs run as this worker's own user otherwise)\n";
+    return 2;
+  }
   if (gpu_index >= 0) {
     setenv("CUDA_VISIBLE_DEVICES", absl::StrCat(gpu_index).c_str(), 1);
     if (name == DefaultName()) name = absl::StrCat(HostName(), "-gpu", gpu_index);
@@ -330,8 +344,9 @@ int Main(int argc, char** argv) {
   if (no_sandbox) {
     Log("WARNING: --no-sandbox: jobs' programs run with this worker's view of the host");
   } else {
-    absl::StatusOr<Sandbox> made = Sandbox::Create(
-        Sandbox::DefaultConfig(bwrap, {nvcc, cuobjdump, ncu, runner}, static_cast<int>(gpu_index)));
+    SandboxConfig config = Sandbox::DefaultConfig(bwrap, {nvcc, cuobjdump, ncu, runner}, static_cast<int>(gpu_index));
+    if (sandbox_uid >= 0 && config.uid >= 0) config.uid = config.gid = sandbox_uid;
+    absl::StatusOr<Sandbox> made = Sandbox::Create(std::move(config));
     if (!made.ok()) {
       std::cerr << "kseek-worker: " << made.status().message() << "\n";
       return 1;

@@ -13,9 +13,11 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "tests/testing/temp_dir.h"
 #include "worker/compiler.h"
 
@@ -272,6 +274,58 @@ TEST_CASE("a tool whose lib64 beside its bin is a link, inside a folder already 
   INFO(ran.stderr_text);
   CHECK(ran.Succeeded());
   CHECK(ran.stdout_text == "tool ran\n");
+}
+
+// The process limit counts every process of the sandbox's user: jobs of two
+// workers under one user share it, under users of their own they do not.
+TEST_CASE("sandboxes of different users do not share the process limit") {
+  if (!HaveBwrap() || geteuid() != 0 || access("/usr/bin/python3", X_OK) != 0) {
+    WARN("skipped: needs " << kBwrapPath << ", /usr/bin/python3 and a root worker");
+    return;
+  }
+  Jobs jobs;
+  auto make = [](int64_t uid) {
+    SandboxConfig config = Sandbox::DefaultConfig(kBwrapPath, {});
+    config.uid = config.gid = uid;
+    config.compile_limits.processes = 24;
+    absl::StatusOr<Sandbox> sandbox = Sandbox::Create(config);
+    INFO(sandbox.status().ToString());
+    REQUIRE(sandbox.ok());
+    return *std::move(sandbox);
+  };
+  const Sandbox first = make(61184 + 40);
+  const Sandbox same = make(61184 + 40);
+  const Sandbox own = make(61184 + 41);
+  // The first sandbox's user holds its whole process allowance for 6 s.
+  const std::string hold_dir = JobDir(first, jobs.dir.path());
+  SubprocessSpec hold;
+  hold.argv = {"/usr/bin/python3", "-c", R"(
+import os, time
+try:
+    for _ in range(40):
+        if os.fork() == 0:
+            time.sleep(6)
+            os._exit(0)
+except OSError:
+    pass
+time.sleep(6)
+)"};
+  hold.time_limit = absl::Seconds(30);
+  first.Apply(SandboxKind::kCompile, {hold_dir}, {}, &hold);
+  absl::StatusOr<SubprocessResult> held;
+  std::thread holder([&] { held = RunSubprocess(hold); });
+  absl::SleepFor(absl::Seconds(2));
+
+  const std::vector<std::string> fork_once = {"/bin/sh", "-c", "/bin/true && echo forked"};
+  std::filesystem::create_directories(jobs.dir.path() + "/other");
+  std::filesystem::permissions(jobs.dir.path() + "/other", std::filesystem::perms(0711));
+  SubprocessResult same_user = RunIn(same, jobs.dir.path() + "/other", fork_once);
+  SubprocessResult own_user = RunIn(own, jobs.dir.path() + "/other", fork_once);
+  holder.join();
+  INFO(same_user.stderr_text << own_user.stderr_text);
+  CHECK_FALSE(same_user.Succeeded());
+  CHECK(own_user.Succeeded());
+  CHECK(own_user.stdout_text == "forked\n");
 }
 
 }  // namespace
