@@ -58,17 +58,18 @@ class JobQueue {
   // running one can report it; if it does not, the lease lapses as usual.
   absl::Status Recover();
 
-  // Validates and stores a job for `user`; returns its id.
-  absl::StatusOr<std::string> Submit(const std::string& user, kernelseek::v1::JobSpec spec);
+  // Validates and stores a job of `user` in `team`; returns its id.
+  absl::StatusOr<std::string> Submit(const std::string& user, const std::string& team, kernelseek::v1::JobSpec spec);
 
   // The job as stored, with its live stage while leased. NOT_FOUND if unknown.
   absl::StatusOr<kernelseek::v1::Job> GetJob(const std::string& id);
-  // Ends a queued or leased job of `user`'s as CANCELLED, once. Its lease
-  // goes, so the worker running it is told to drop it at its next sync and
-  // kills its programs. NOT_FOUND, PERMISSION_DENIED (another user's job),
-  // FAILED_PRECONDITION (already ended, with how).
-  absl::StatusOr<kernelseek::v1::Job> Cancel(const std::string& user, const std::string& id);
-  absl::StatusOr<std::vector<kernelseek::v1::Job>> ListJobs(int limit);
+  // Ends a queued or leased job as CANCELLED by `by`, once. Its lease goes,
+  // so the worker running it is told to drop it at its next sync and kills
+  // its programs. NOT_FOUND, FAILED_PRECONDITION (already ended, with how).
+  // Who may cancel is the caller's to decide (Caller::CheckControl).
+  absl::StatusOr<kernelseek::v1::Job> Cancel(const std::string& by, const std::string& id);
+  // The jobs of `team`, newest first.
+  absl::StatusOr<std::vector<kernelseek::v1::Job>> ListJobs(const std::string& team, int limit);
   std::vector<kernelseek::v1::WorkerInfo> ListWorkers();
 
   // One worker protocol round: takes the worker's full state, returns what it

@@ -9,7 +9,8 @@
 
 namespace kseek {
 
-absl::StatusOr<kernelseek::v1::Job> QueueJobRunner::Run(const std::string& user, kernelseek::v1::JobSpec spec,
+absl::StatusOr<kernelseek::v1::Job> QueueJobRunner::Run(const std::string& user, const std::string& team,
+                                                         kernelseek::v1::JobSpec spec,
                                                          const std::function<bool()>& cancelled) {
   // A job no connected worker can run would wait in the queue until one
   // connects; an agent is better told at once (verify and bench need a GPU).
@@ -28,7 +29,7 @@ absl::StatusOr<kernelseek::v1::Job> QueueJobRunner::Run(const std::string& user,
                                                kernelseek::v1::JobKind_Name(spec.kind()), " job (it needs ",
                                                absl::StrJoin(needs, ", "), "); nothing was queued"));
   }
-  absl::StatusOr<std::string> id = queue_->Submit(user, std::move(spec));
+  absl::StatusOr<std::string> id = queue_->Submit(user, team, std::move(spec));
   if (!id.ok()) return id.status();
   const absl::Time deadline = absl::Now() + max_wait_;
   while (true) {
