@@ -213,7 +213,7 @@ TEST_CASE("compile through a server: exit 0, 1 or 4 by outcome, report on stdout
     ScriptJob(server, FinishedCompile(true));
     Outcome o = RunKseek(absl::StrCat("job 7 --server ", server.address(), " --token nope"));
     CHECK(o.exit_code == 3);
-    CHECK(o.err == "kseek: token rejected by server\n");
+    CHECK(o.err == "kseek: token rejected by server: unknown token\n");
   }
 }
 
