@@ -123,6 +123,20 @@ TEST_CASE("kseek-server token revoke while the server runs: the next kseek call 
   CHECK(stack.Kseek({"jobs"}).exit_code == 0);
 }
 
+TEST_CASE("a worker token revoked while its worker serves stops the worker at its next sync, with the reason",
+          "[e2e][teams]") {
+  LocalStack stack;
+  stack.StartServer({"--idle-poll", "1"});
+  ChildProcess* worker = stack.StartWorker("revoked-worker", "", {"--no-sandbox"});
+  // tester's user token is 1, the worker's 2.
+  SubprocessResult revoked = stack.KseekServer({"token", "revoke", "--db", stack.db(), "2"});
+  INFO(revoked.stderr_text);
+  REQUIRE(revoked.exit_code == 0);
+  REQUIRE(WaitFor([&] { return !worker->running(); }, absl::Seconds(30)));
+  CHECK(worker->Wait() != 0);
+  CHECK_THAT(ReadFile(worker->log_path()), Catch::Contains("token revoked at "));
+}
+
 TEST_CASE("a team admin's kseek token: create for the own team, list, revoke; a member is refused",
           "[e2e][teams]") {
   LocalStack stack;
