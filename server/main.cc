@@ -100,9 +100,10 @@ int TokenCreate(const std::vector<std::string>& args) {
                 "Creates an API token and prints it on the last line. Only its SHA-256 is stored;\n"
                 "the token itself is shown once. --user makes a token for the kseek CLI of a\n"
                 "user in one team, --worker one for kseek-worker (workers serve every team).\n"
-                "Roles: admin (the team's tokens, over `kseek token`, and all a member may),\n"
-                "member (submits jobs, starts sessions, cancels and stops its own, reads the\n"
-                "team's and asks its sessions), viewer (reads the team's).");
+                "Roles: admin (all a member may, cancels and stops any of the team's work, and\n"
+                "manages the team's tokens with `kseek token`), member (submits jobs, starts\n"
+                "sessions, cancels and stops its own, reads the team's and asks its sessions),\n"
+                "viewer (reads the team's).");
   flags.String("db", &db_path, "SQLite database of the server (created if missing)");
   flags.String("user", &user, "name of the user the token is for");
   flags.String("team", &team, "team of the user (letters, digits, '.', '_', '-'); default: default");
