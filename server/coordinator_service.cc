@@ -101,6 +101,8 @@ grpc::Status CoordinatorService::WatchJob(grpc::ServerContext* context, const ke
   std::string last_sent;
   while (!context->IsCancelled() && !queue_->shutting_down()) {
     uint64_t generation = queue_->generation();
+    // A token revoked or expired while the stream is open ends it too.
+    if (absl::StatusOr<Caller> still = auth_->CheckUser(*context); !still.ok()) return ToGrpcStatus(still.status());
     absl::StatusOr<Job> job = VisibleJob(*caller, request->job_id());
     if (!job.ok()) return ToGrpcStatus(job.status());
     // Only changes are streamed: the same state and stage is not sent twice.
@@ -240,6 +242,8 @@ grpc::Status CoordinatorService::WatchSession(grpc::ServerContext* context,
   int64_t sent = request->from_seq();
   while (!context->IsCancelled()) {
     uint64_t generation = sessions_->generation();
+    // A token revoked or expired while the stream is open ends it too.
+    if (absl::StatusOr<Caller> still = auth_->CheckUser(*context); !still.ok()) return ToGrpcStatus(still.status());
     // Read the state before the events: an event appended after this read is
     // still streamed, so "ended and nothing new" means nothing was missed.
     absl::StatusOr<kernelseek::v1::SessionDetails> details = sessions_->GetSession(request->session_id());

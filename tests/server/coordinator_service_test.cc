@@ -192,7 +192,8 @@ TEST_CASE("a member cannot cancel another member's job; the team's admin can, an
   Job job;
   grpc::Status refused = s.Cancel(cy, id, &job);
   CHECK(refused.error_code() == grpc::StatusCode::PERMISSION_DENIED);
-  CHECK(refused.error_message() == absl::StrCat("job ", id, " is bo's: only its owner or an admin of team blue can cancel it"));
+  CHECK(refused.error_message() ==
+        absl::StrCat("job ", id, " is bo's: only its owner or an admin of team blue can cancel it"));
   CHECK(s.Cancel(red_admin, id, &job).error_code() == grpc::StatusCode::NOT_FOUND);
   REQUIRE(s.GetJob(bo, id, &job).ok());
   CHECK(job.state() == kernelseek::v1::JOB_STATE_QUEUED);
@@ -317,6 +318,26 @@ TEST_CASE("a team admin makes, lists and revokes its own team's tokens; a revoke
   CHECK_THAT(after.error_message(), Catch::StartsWith("token revoked at "));
   CHECK(s.stub->RevokeToken(Server::As(ada).get(), revoke, &info).error_code() ==
         grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+TEST_CASE("a watch open when its token is revoked ends UNAUTHENTICATED within a second or so") {
+  Server s;
+  CreatedToken bo = s.User("bo", "blue", Role::kMember);
+  std::string id;
+  REQUIRE(s.Submit(bo, &id).ok());
+  kernelseek::v1::WatchJobRequest watch;
+  watch.set_job_id(id);
+  auto context = Server::As(bo);
+  auto reader = s.stub->WatchJob(context.get(), watch);
+  Job job;
+  REQUIRE(reader->Read(&job));  // the queued job; the stream now waits for a change
+  REQUIRE(s.tokens.Revoke(bo.record.id, "", "").ok());
+  const absl::Time revoked = absl::Now();
+  CHECK_FALSE(reader->Read(&job));
+  grpc::Status ended = reader->Finish();
+  CHECK(ended.error_code() == grpc::StatusCode::UNAUTHENTICATED);
+  CHECK_THAT(ended.error_message(), Catch::StartsWith("token revoked at "));
+  CHECK(absl::Now() - revoked < absl::Seconds(5));
 }
 
 }  // namespace
