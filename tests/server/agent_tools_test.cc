@@ -41,7 +41,8 @@ struct Fixture {
     first.set_source(kKernel);
     first.set_seq(1);
     REQUIRE(store->InsertKernelVersion(id, first).ok());
-    tools = std::make_unique<AgentTools>(store.get(), runner != nullptr ? runner : &jobs, id, "tester", kDefaultTeam, spec,
+    tools = std::make_unique<AgentTools>(store.get(), runner != nullptr ? runner : &jobs, id, "tester", kDefaultTeam,
+                                         spec,
                                          [this](const std::string& kind, const std::string& author, nlohmann::json p) {
                                            kernelseek::v1::SessionEvent e;
                                            e.set_kind(kind);

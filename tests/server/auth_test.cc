@@ -37,8 +37,8 @@ TEST_CASE("a token stops working when it expires") {
   FakeClock clock;
   auto store = *Store::Open(dir.File("db.sqlite"));
   Authenticator auth(store.get(), &clock);
-  CreatedToken worker =
-      TokenRegistry(store.get(), &clock).Create({.kind = TokenKind::kWorker, .name = "gpu-1", .expires = "12h"}).value();
+  TokenRegistry registry(store.get(), &clock);
+  CreatedToken worker = registry.Create({.kind = TokenKind::kWorker, .name = "gpu-1", .expires = "12h"}).value();
   clock.Advance(absl::Hours(12) - absl::Seconds(1));
   CHECK(auth.CheckToken(worker.token, TokenKind::kWorker).ok());
   clock.Advance(absl::Seconds(1));

@@ -368,7 +368,8 @@ TEST_CASE("verify and bench jobs with unknown problems, scenarios or baselines a
 
 TEST_CASE("a bench takes several baselines, kept in the order given") {
   Fixture f;
-  std::string id = f.queue.Submit("ana", kDefaultTeam, RunSpec(kernelseek::v1::JOB_KIND_BENCH, "perf", "fa3,cudnn")).value();
+  std::string id =
+      f.queue.Submit("ana", kDefaultTeam, RunSpec(kernelseek::v1::JOB_KIND_BENCH, "perf", "fa3,cudnn")).value();
   REQUIRE(f.queue.GetJob(id)->spec().run().baseline() == "fa3,cudnn");
 }
 
@@ -434,7 +435,8 @@ TEST_CASE("a profile job names exactly one scenario id and needs a worker with n
     CHECK_THAT(std::string(r.status().message()), Catch::Contains("exactly one scenario id"));
   }
   auto with_baseline =
-      f.queue.Submit("ana", kDefaultTeam, RunSpec(kernelseek::v1::JOB_KIND_PROFILE, "perf-bf16-d64-full-s512", "cudnn"));
+      f.queue.Submit("ana", kDefaultTeam,
+                     RunSpec(kernelseek::v1::JOB_KIND_PROFILE, "perf-bf16-d64-full-s512", "cudnn"));
   CHECK(with_baseline.status().code() == absl::StatusCode::kInvalidArgument);
   REQUIRE(f.queue.ListJobs(kDefaultTeam, 10)->empty());
 

@@ -189,7 +189,8 @@ TEST_CASE("a pending human message goes before any bank question, claimed limits
 TEST_CASE("self mode hands the agent the trigger's questions, off asks nothing", "[session]") {
   for (auto mode : {kernelseek::v1::QUESTION_MODE_SELF, kernelseek::v1::QUESTION_MODE_OFF}) {
     Fixture f({Turn("It is at the hardware limit.", {Call("c1", "list_files")})});
-    absl::StatusOr<kernelseek::v1::Session> started = f.manager->StartSession("alice", kDefaultTeam, Fixture::Spec(mode, 1));
+    absl::StatusOr<kernelseek::v1::Session> started =
+        f.manager->StartSession("alice", kDefaultTeam, Fixture::Spec(mode, 1));
     REQUIRE(started.ok());
     REQUIRE(f.Wait(started->id()).state() == kernelseek::v1::SESSION_STATE_EXHAUSTED);
     std::vector<SessionEvent> questions = f.EventsOf(started->id(), "question");
@@ -310,7 +311,9 @@ TEST_CASE("a restarted server resumes a running session from its last event", "[
 
 TEST_CASE("bad session specs are refused with the field and nothing is stored", "[session]") {
   Fixture f({});
-  auto code = [&](kernelseek::v1::SessionSpec spec) { return f.manager->StartSession("alice", kDefaultTeam, spec).status(); };
+  auto code = [&](kernelseek::v1::SessionSpec spec) {
+    return f.manager->StartSession("alice", kDefaultTeam, spec).status();
+  };
   auto spec = [] { return Fixture::Spec(kernelseek::v1::QUESTION_MODE_BANK, 10); };
   kernelseek::v1::SessionSpec s = spec();
   s.set_problem("matmul");

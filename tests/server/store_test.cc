@@ -328,7 +328,8 @@ TEST_CASE("tokens keep team, role, expiry and author; a revocation is stored onc
   CHECK(store->FindToken("h-vic").value()->revoked_by == "ada");
   auto again = store->RevokeToken(id, "", "", t0 + absl::Minutes(2));
   CHECK(again.status().code() == absl::StatusCode::kFailedPrecondition);
-  CHECK_THAT(std::string(again.status().message()), Catch::Contains("already revoked at 2027-01-15 08:01:00 UTC by ada"));
+  CHECK_THAT(std::string(again.status().message()),
+             Catch::Contains("already revoked at 2027-01-15 08:01:00 UTC by ada"));
   CHECK(store->RevokeToken(999, "", "", t0).status().code() == absl::StatusCode::kNotFound);
 }
 
