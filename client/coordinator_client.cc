@@ -126,6 +126,38 @@ absl::StatusOr<std::vector<kernelseek::v1::WorkerInfo>> CoordinatorClient::ListW
                                                  response.workers().end());
 }
 
+absl::StatusOr<kernelseek::v1::CreateTokenResponse> CoordinatorClient::CreateToken(const std::string& name,
+                                                                                   const std::string& role,
+                                                                                   const std::string& expires) {
+  grpc::ClientContext context;
+  PrepareContext(&context, /*with_deadline=*/true);
+  kernelseek::v1::CreateTokenRequest request;
+  request.set_name(name);
+  request.set_role(role);
+  request.set_expires(expires);
+  kernelseek::v1::CreateTokenResponse response;
+  if (grpc::Status s = stub_->CreateToken(&context, request, &response); !s.ok()) return FromGrpcStatus(s);
+  return response;
+}
+
+absl::StatusOr<std::vector<kernelseek::v1::TokenInfo>> CoordinatorClient::ListTokens() {
+  grpc::ClientContext context;
+  PrepareContext(&context, /*with_deadline=*/true);
+  kernelseek::v1::ListTokensResponse response;
+  if (grpc::Status s = stub_->ListTokens(&context, {}, &response); !s.ok()) return FromGrpcStatus(s);
+  return std::vector<kernelseek::v1::TokenInfo>(response.tokens().begin(), response.tokens().end());
+}
+
+absl::StatusOr<kernelseek::v1::TokenInfo> CoordinatorClient::RevokeToken(int64_t id) {
+  grpc::ClientContext context;
+  PrepareContext(&context, /*with_deadline=*/true);
+  kernelseek::v1::RevokeTokenRequest request;
+  request.set_id(id);
+  kernelseek::v1::TokenInfo response;
+  if (grpc::Status s = stub_->RevokeToken(&context, request, &response); !s.ok()) return FromGrpcStatus(s);
+  return response;
+}
+
 absl::StatusOr<kernelseek::v1::ListScenariosResponse> CoordinatorClient::ListScenarios(
     const std::string& problem, const std::string& set) {
   grpc::ClientContext context;

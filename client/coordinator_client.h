@@ -83,6 +83,13 @@ class CoordinatorClient {
   absl::StatusOr<kernelseek::v1::Session> StopSession(const std::string& session_id);
   absl::StatusOr<kernelseek::v1::KernelVersion> GetBestKernel(const std::string& session_id);
 
+  // Tokens of the caller's team (team admins only). `role` and `expires`
+  // empty: member, never.
+  absl::StatusOr<kernelseek::v1::CreateTokenResponse> CreateToken(const std::string& name, const std::string& role,
+                                                                  const std::string& expires);
+  absl::StatusOr<std::vector<kernelseek::v1::TokenInfo>> ListTokens();
+  absl::StatusOr<kernelseek::v1::TokenInfo> RevokeToken(int64_t id);
+
   // Hands `on_event` the events of `session_id` with seq > from_seq, in
   // order and each once. Without `follow`, stops after the events stored so
   // far; with it, once the session has ended (the stream closed while the

@@ -22,7 +22,8 @@ std::string DescribeRpcError(const absl::Status& status, absl::string_view serve
   absl::string_view detail = status.message();
   switch (status.code()) {
     case absl::StatusCode::kUnauthenticated:
-      return "token rejected by server";
+      // The server says why: unknown, revoked or expired (with when).
+      return detail.empty() ? "token rejected by server" : absl::StrCat("token rejected by server: ", detail);
     case absl::StatusCode::kUnavailable:
       if (IsCertificateVerifyFailure(detail)) {
         return absl::StrCat("the TLS certificate of the server at ", server,

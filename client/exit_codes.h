@@ -38,7 +38,8 @@ enum ExitCode : int {
 ExitCode ExitCodeForRpcError(const absl::Status& status);
 
 // One line, without the "kseek: " prefix, saying what went wrong with a call
-// to the server at `server`, e.g. "token rejected by server".
+// to the server at `server`, e.g. "token rejected by server: token revoked at
+// 2026-12-02 01:00:00 UTC".
 std::string DescribeRpcError(const absl::Status& status, absl::string_view server);
 
 }  // namespace kseek

@@ -20,6 +20,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -524,9 +525,10 @@ int RunCancel(const std::vector<std::string>& args, const GlobalOptions& global)
   FlagSet flags("kseek cancel", "JOB_ID | --session SESSION_ID [flags]",
                 "Cancels one of your jobs: a queued job never runs, a running one is stopped\n"
                 "(its worker kills the compiler or runner and frees the GPU). The job ends\n"
-                "CANCELLED. With --session, stops a running session instead, as `kseek\n"
-                "session stop` does: it ends STOPPED. Either can be ended once; a job or\n"
-                "session that has already ended is refused, saying how it ended (exit 3).");
+                "CANCELLED, with who cancelled it. With --session, stops a running session\n"
+                "instead, as `kseek session stop` does: it ends STOPPED. Either can be ended\n"
+                "once; one that has already ended is refused, saying how it ended (exit 3).\n"
+                "A team admin may cancel or stop any of the team's; a member only its own.");
   AddCommonFlags(&flags, &common, /*json=*/true);
   flags.Bool("session", &session, "the ID is a session's, not a job's: stop that session");
   std::vector<std::string> positional;
@@ -959,6 +961,134 @@ int RunBest(const std::vector<std::string>& args, const GlobalOptions& global) {
   return kExitOk;
 }
 
+// --- kseek token: a team admin's tokens ---
+
+constexpr char kTokenAdminNote[] =
+    "Only a team admin may manage tokens, and only its own team's user tokens;\n"
+    "worker tokens and other teams are the server operator's (kseek-server token).";
+
+int RunTokenCreate(const std::vector<std::string>& args, const GlobalOptions& global) {
+  CommonFlags common;
+  std::string role;
+  std::string expires;
+  FlagSet flags("kseek token create", "NAME [--role ROLE] [--expires WHEN] [flags]",
+                absl::StrCat("Creates a token for user NAME in your team and prints it on the last line of\n"
+                             "stdout, once: the server keeps only its SHA-256. Roles: admin, member\n"
+                             "(submits, controls its own work, reads and asks the team's), viewer (reads).\n",
+                             kTokenAdminNote));
+  AddCommonFlags(&flags, &common, /*json=*/true);
+  flags.String("role", &role, "admin, member or viewer (default member)");
+  flags.String("expires", &expires,
+               "when it stops working: 30d, 12h, 90m from now, a date 2027-01-31 (00:00 UTC) or an RFC 3339 "
+               "time (default: never)");
+  std::vector<std::string> positional;
+  if (auto done = ParseArgs(&flags, args, &positional)) return *done;
+  if (auto done = ExpectPositional(positional, 1, "one user NAME", "token create")) return *done;
+
+  std::string server;
+  std::unique_ptr<CoordinatorClient> client;
+  if (auto done = Connect(global, common, &server, &client)) return *done;
+  absl::StatusOr<kernelseek::v1::CreateTokenResponse> created = client->CreateToken(positional[0], role, expires);
+  if (!created.ok()) return FailRpc(created.status(), server);
+  if (common.json) return PrintJson(*created);
+  const kernelseek::v1::TokenInfo& info = created->info();
+  absl::Time expiry = TimeFromProto(info.expires());
+  std::cerr << "created token " << info.id() << ": user " << info.name() << ", " << info.role() << " of team "
+            << info.team()
+            << (expiry == absl::InfinitePast()
+                    ? ""
+                    : absl::StrCat(", expires ",
+                                   absl::FormatTime("%Y-%m-%d %H:%M:%S UTC", expiry, absl::UTCTimeZone())))
+            << " (shown once; keep it secret)\n";
+  std::cout << created->token() << "\n";
+  return kExitOk;
+}
+
+int RunTokenList(const std::vector<std::string>& args, const GlobalOptions& global) {
+  CommonFlags common;
+  FlagSet flags("kseek token list", "[flags]",
+                absl::StrCat("Lists your team's user tokens, oldest first: id, user, role, when created and\n"
+                             "by whom, when it expires, whether it was revoked. Never a token itself.\n",
+                             kTokenAdminNote));
+  AddCommonFlags(&flags, &common, /*json=*/true);
+  std::vector<std::string> positional;
+  if (auto done = ParseArgs(&flags, args, &positional)) return *done;
+  if (auto done = ExpectPositional(positional, 0, "no arguments", "token list")) return *done;
+
+  std::string server;
+  std::unique_ptr<CoordinatorClient> client;
+  if (auto done = Connect(global, common, &server, &client)) return *done;
+  absl::StatusOr<std::vector<kernelseek::v1::TokenInfo>> tokens = client->ListTokens();
+  if (!tokens.ok()) return FailRpc(tokens.status(), server);
+  if (common.json) {
+    kernelseek::v1::ListTokensResponse response;
+    for (const auto& token : *tokens) *response.add_tokens() = token;
+    return PrintJson(response);
+  }
+  std::cout << FormatTokenTable(*tokens, absl::Now());
+  return kExitOk;
+}
+
+int RunTokenRevoke(const std::vector<std::string>& args, const GlobalOptions& global) {
+  CommonFlags common;
+  FlagSet flags("kseek token revoke", "ID [flags]",
+                absl::StrCat("Revokes token ID (see kseek token list) of your team: its next call fails\n"
+                             "with \"token revoked at ...\".\n",
+                             kTokenAdminNote));
+  AddCommonFlags(&flags, &common, /*json=*/true);
+  std::vector<std::string> positional;
+  if (auto done = ParseArgs(&flags, args, &positional)) return *done;
+  if (auto done = ExpectPositional(positional, 1, "one token ID", "token revoke")) return *done;
+  int64_t id = 0;
+  if (!absl::SimpleAtoi(positional[0], &id) || id < 1) {
+    return Fail(kExitUsage, absl::StrCat("token revoke wants a token ID (a number from kseek token list), got \"",
+                                         positional[0], "\""));
+  }
+
+  std::string server;
+  std::unique_ptr<CoordinatorClient> client;
+  if (auto done = Connect(global, common, &server, &client)) return *done;
+  absl::StatusOr<kernelseek::v1::TokenInfo> revoked = client->RevokeToken(id);
+  if (!revoked.ok()) return FailRpc(revoked.status(), server);
+  if (common.json) return PrintJson(*revoked);
+  std::cout << "token " << revoked->id() << " of " << revoked->name() << ": revoked\n";
+  return kExitOk;
+}
+
+constexpr Subcommand kTokenCommands[] = {
+    {"create", "create a token for a user of your team; prints it once", RunTokenCreate},
+    {"list", "list your team's tokens", RunTokenList},
+    {"revoke", "revoke a token of your team; it stops working at once", RunTokenRevoke},
+};
+
+std::string TokenUsage() {
+  std::string text =
+      "usage: kseek token SUBCOMMAND [ARGS] [flags]\n\n"
+      "API tokens of your team.\n\n"
+      "subcommands:\n";
+  for (const Subcommand& sub : kTokenCommands) {
+    absl::StrAppend(&text, absl::StrFormat("  %-6s %s\n", sub.name, sub.summary));
+  }
+  absl::StrAppend(&text, "\n", kTokenAdminNote, "\nkseek token SUBCOMMAND --help describes each.\n");
+  return text;
+}
+
+int RunToken(const std::vector<std::string>& args, const GlobalOptions& global) {
+  if (args.empty()) {
+    std::cerr << TokenUsage();
+    return kExitUsage;
+  }
+  if (args[0] == "--help" || args[0] == "-h") {
+    std::cout << TokenUsage();
+    return kExitOk;
+  }
+  for (const Subcommand& sub : kTokenCommands) {
+    if (sub.name == args[0]) return sub.run(std::vector<std::string>(args.begin() + 1, args.end()), global);
+  }
+  return Fail(kExitUsage, absl::StrCat("unknown token subcommand \"", args[0],
+                                       "\" (create, list or revoke; see kseek token --help)"));
+}
+
 int RunHelp(const std::vector<std::string>& args, const GlobalOptions& global);
 
 struct Command {
@@ -975,7 +1105,7 @@ constexpr Command kCommands[] = {
     {"scenarios", "list a problem's scenarios", RunScenarios},
     {"jobs", "list jobs", RunJobs},
     {"job", "show one job and its report", RunJob},
-    {"cancel", "cancel a queued or running job of yours, or (--session) stop a session", RunCancel},
+    {"cancel", "cancel a job of yours, or (--session) stop a session (team admins: the team's)", RunCancel},
     {"workers", "list workers and their capabilities", RunWorkers},
     {"session", "session start|show|stop: an LLM agent optimising a kernel", RunSession},
     {"sessions", "list optimization sessions", RunSessions},
@@ -983,6 +1113,7 @@ constexpr Command kCommands[] = {
     {"trace", "export a session's whole trace as JSON Lines or Markdown", RunTrace},
     {"ask", "post a question or note to a session's agent", RunAsk},
     {"best", "write a session's best kernel version to a file", RunBest},
+    {"token", "token create|list|revoke: your team's tokens (team admins)", RunToken},
     {"help", "help COMMAND: the same as COMMAND --help", RunHelp},
 };
 
@@ -1012,7 +1143,9 @@ std::string TopLevelDescription() {
                   "     server rejected (unknown job or session id or problem, invalid\n"
                   "     option); best: FILE exists and --force was not given\n"
                   "  3  no token, server unreachable, its TLS certificate not verified by\n"
-                  "     --tls-ca, token rejected, another protocol version, or another server error\n"
+                  "     --tls-ca, token rejected (unknown, revoked or expired), permission denied\n"
+                  "     (a viewer's submit, another member's job), another protocol version, or\n"
+                  "     another server error\n"
                   "  4  compile, verify, bench: the job failed without a result (reason printed)\n"
                   "     verify, bench: the runner stopped early (runner error in the report),\n"
                   "     no scenario ran, or (bench) a passing scenario was not timed\n"

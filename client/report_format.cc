@@ -361,6 +361,31 @@ std::string FormatWorkerTable(const std::vector<WorkerInfo>& workers, absl::Time
                      std::vector<Align>(4, Align::kLeft), rows);
 }
 
+std::string FormatTokenTable(const std::vector<kernelseek::v1::TokenInfo>& tokens, absl::Time now) {
+  std::vector<std::vector<std::string>> rows;
+  for (const kernelseek::v1::TokenInfo& t : tokens) {
+    absl::Time created = TimeFromProto(t.created());
+    absl::Time expires = TimeFromProto(t.expires());
+    absl::Time revoked = TimeFromProto(t.revoked());
+    std::string created_text = absl::StrCat(FormatAge(now - created), " ago",
+                                            t.created_by().empty() ? "" : " by ", t.created_by());
+    std::string expires_text = "never";
+    if (expires != absl::InfinitePast()) {
+      expires_text = expires <= now ? absl::StrCat("expired ", FormatAge(now - expires), " ago")
+                                    : absl::StrCat("in ", FormatAge(expires - now));
+    }
+    std::string revoked_text = "-";
+    if (revoked != absl::InfinitePast()) {
+      revoked_text = absl::StrCat(FormatAge(now - revoked), " ago", t.revoked_by().empty() ? "" : " by ",
+                                  t.revoked_by());
+    }
+    rows.push_back({absl::StrCat(t.id()), t.name(), OrDash(t.role()), created_text, expires_text, revoked_text});
+  }
+  std::vector<Align> align(6, Align::kLeft);
+  align[0] = Align::kRight;
+  return FormatTable({"ID", "NAME", "ROLE", "CREATED", "EXPIRES", "REVOKED"}, align, rows);
+}
+
 absl::StatusOr<std::string> MessageToJson(const google::protobuf::Message& message) {
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;

@@ -66,6 +66,8 @@ std::string FormatJobDetails(const kernelseek::v1::Job& job, absl::Time now);
 std::string FormatJobTable(const std::vector<kernelseek::v1::Job>& jobs, absl::Time now);
 std::string FormatWorkerTable(const std::vector<kernelseek::v1::WorkerInfo>& workers,
                               absl::Time now);
+// Tokens of a team: id, name, role, created (and by whom), expiry, revocation.
+std::string FormatTokenTable(const std::vector<kernelseek::v1::TokenInfo>& tokens, absl::Time now);
 
 // Protobuf JSON with the .proto field names (source_name, not sourceName),
 // fields at their default values included so scripts can read `success: false`.

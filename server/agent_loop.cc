@@ -86,7 +86,7 @@ AgentLoop::AgentLoop(Store* store, const Clock* clock, const QuestionBank* bank,
       on_event_(std::move(on_event)),
       session_id_(ParseId(session.id())),
       session_(session),
-      tools_(store, jobs, ParseId(session.id()), session.user(), session.spec(),
+      tools_(store, jobs, ParseId(session.id()), session.user(), session.team(), session.spec(),
              [this](const std::string& kind, const std::string& author, json payload) {
                return Append(kind, author, std::move(payload));
              }),

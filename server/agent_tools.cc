@@ -132,12 +132,13 @@ json ToolSchema(std::vector<std::pair<std::string, std::string>> string_params, 
 
 }  // namespace
 
-AgentTools::AgentTools(Store* store, JobRunner* jobs, int64_t session_id, std::string user,
+AgentTools::AgentTools(Store* store, JobRunner* jobs, int64_t session_id, std::string user, std::string team,
                        kernelseek::v1::SessionSpec spec, EventAppender append_event)
     : store_(store),
       jobs_(jobs),
       session_id_(session_id),
       user_(std::move(user)),
+      team_(std::move(team)),
       spec_(std::move(spec)),
       append_event_(std::move(append_event)) {}
 
@@ -410,7 +411,7 @@ absl::StatusOr<Job> AgentTools::RunJob(kernelseek::v1::JobKind kind, const std::
     }
     if (kind == kernelseek::v1::JOB_KIND_PROFILE) spec.mutable_run()->set_hotspots(hotspots);
   }
-  return jobs_->Run(user_, std::move(spec), cancelled);
+  return jobs_->Run(user_, team_, std::move(spec), cancelled);
 }
 
 absl::StatusOr<ToolOutcome> AgentTools::Compile(const std::function<bool()>& cancelled) {

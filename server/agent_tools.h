@@ -56,8 +56,9 @@ class AgentTools {
   static constexpr int kDefaultProfileHotSpots = 10;
 
   // `spec` must already be validated (SessionManager does).
-  AgentTools(Store* store, JobRunner* jobs, int64_t session_id, std::string user, kernelseek::v1::SessionSpec spec,
-             EventAppender append_event);
+  // Jobs run as the session's `user` of `team`.
+  AgentTools(Store* store, JobRunner* jobs, int64_t session_id, std::string user, std::string team,
+             kernelseek::v1::SessionSpec spec, EventAppender append_event);
 
   // Reads the workspace files and kernel versions from the store.
   absl::Status Load();
@@ -110,6 +111,7 @@ class AgentTools {
   JobRunner* const jobs_;
   const int64_t session_id_;
   const std::string user_;
+  const std::string team_;
   const kernelseek::v1::SessionSpec spec_;
   const EventAppender append_event_;
 

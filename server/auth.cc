@@ -9,6 +9,7 @@
 #include "absl/strings/string_view.h"
 #include "common/protocol.h"
 #include "common/version.h"
+#include "server/token_registry.h"
 
 namespace kseek {
 
@@ -49,26 +50,31 @@ absl::StatusOr<TokenRecord> Authenticator::Check(const grpc::ServerContext& cont
   if (it == metadata.end()) return absl::UnauthenticatedError("no token: send authorization: Bearer <token>");
   absl::string_view value(it->second.data(), it->second.size());
   if (!absl::StartsWith(value, kBearer)) return absl::UnauthenticatedError("authorization is not a Bearer token");
-  std::string hash = Sha256Hex(std::string(value.substr(kBearer.size())));
+  return CheckToken(value.substr(kBearer.size()), expected);
+}
 
-  std::optional<TokenRecord> record;
-  {
-    absl::MutexLock lock(&mu_);
-    if (auto found = known_.find(hash); found != known_.end()) record = found->second;
+absl::StatusOr<TokenRecord> Authenticator::CheckToken(absl::string_view token, TokenKind expected) {
+  absl::StatusOr<std::optional<TokenRecord>> record = store_->FindToken(Sha256Hex(std::string(token)));
+  if (!record.ok()) return record.status();
+  if (!record->has_value()) return absl::UnauthenticatedError("unknown token");
+  if (const std::optional<absl::Time>& revoked = (*record)->revoked_at; revoked.has_value()) {
+    return absl::UnauthenticatedError(absl::StrCat("token revoked at ", FormatUtc(*revoked)));
   }
-  if (!record) {
-    absl::StatusOr<std::optional<TokenRecord>> stored = store_->FindToken(hash);
-    if (!stored.ok()) return stored.status();
-    if (!stored->has_value()) return absl::UnauthenticatedError("unknown token");
-    record = **stored;
-    absl::MutexLock lock(&mu_);
-    known_[hash] = *record;
+  if (const std::optional<absl::Time>& expires = (*record)->expires_at;
+      expires.has_value() && *expires <= clock_->Now()) {
+    return absl::UnauthenticatedError(absl::StrCat("token expired at ", FormatUtc(*expires)));
   }
-  if (record->kind != expected) {
+  if ((*record)->kind != expected) {
     return absl::PermissionDeniedError(expected == TokenKind::kUser ? "a worker token cannot be used by a client"
                                                                     : "a user token cannot be used by a worker");
   }
-  return *record;
+  return **std::move(record);
+}
+
+absl::StatusOr<Caller> Authenticator::CheckUser(const grpc::ServerContext& context) {
+  absl::StatusOr<TokenRecord> record = Check(context, TokenKind::kUser);
+  if (!record.ok()) return record.status();
+  return Caller{record->name, record->team, record->role};
 }
 
 }  // namespace kseek

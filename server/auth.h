@@ -4,9 +4,10 @@
 // against the Store.
 //
 // Tokens are random (256 bits) and only their SHA-256 is stored, so a copy of
-// the database does not hand out working tokens. Known hashes are cached in
-// memory; tokens are never revoked while the server runs in this version.
-// Thread-safe.
+// the database does not hand out working tokens. Every call looks its token
+// up in the Store (one indexed read) and nothing is cached, so a token revoked
+// by `kseek-server token revoke` in another process, or one that has expired,
+// fails the very next call. Thread-safe.
 #ifndef KERNELSEEK_SERVER_AUTH_H_
 #define KERNELSEEK_SERVER_AUTH_H_
 
@@ -14,9 +15,10 @@
 
 #include <grpcpp/server_context.h>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "absl/strings/string_view.h"
+#include "common/clock.h"
+#include "server/caller.h"
 #include "server/store.h"
 
 namespace kseek {
@@ -29,21 +31,25 @@ class Authenticator {
  public:
   // `require_worker_certificate`: worker calls must come over TLS with a
   // client certificate that the transport verified (--worker-client-ca).
-  explicit Authenticator(Store* store, bool require_worker_certificate = false)
-      : store_(store), require_worker_certificate_(require_worker_certificate) {}
+  // `clock` decides when a token has expired.
+  Authenticator(Store* store, const Clock* clock, bool require_worker_certificate = false)
+      : store_(store), clock_(clock), require_worker_certificate_(require_worker_certificate) {}
 
   // The caller's token record. FAILED_PRECONDITION when the caller speaks
   // another protocol version (the message says which side to upgrade);
-  // UNAUTHENTICATED when a required worker certificate is missing or the
-  // token is missing or unknown; PERMISSION_DENIED when the token is of the
-  // other kind.
+  // UNAUTHENTICATED when a required worker certificate is missing, the token
+  // is missing or unknown, or "token revoked at ..." / "token expired at
+  // ..."; PERMISSION_DENIED when the token is of the other kind.
   absl::StatusOr<TokenRecord> Check(const grpc::ServerContext& context, TokenKind expected);
+  // The token part of Check: `token` as it came after "Bearer ".
+  absl::StatusOr<TokenRecord> CheckToken(absl::string_view token, TokenKind expected);
+  // Check for a user token, as the Caller it names.
+  absl::StatusOr<Caller> CheckUser(const grpc::ServerContext& context);
 
  private:
   Store* const store_;
+  const Clock* const clock_;
   const bool require_worker_certificate_;
-  absl::Mutex mu_;
-  absl::flat_hash_map<std::string, TokenRecord> known_ ABSL_GUARDED_BY(mu_);  // by hash
 };
 
 }  // namespace kseek

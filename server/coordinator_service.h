@@ -1,23 +1,28 @@
 // CoordinatorService: the client-facing gRPC service. Checks the user token,
-// decodes the request, calls JobQueue or SessionManager and encodes the
-// answer; no logic of its own. Thread-safe (gRPC calls it from many threads).
+// asks the Caller it names whether the call is allowed (another team's jobs
+// and sessions read as NOT_FOUND), decodes the request, calls JobQueue,
+// SessionManager or TokenRegistry and encodes the answer; no logic of its
+// own. Thread-safe (gRPC calls it from many threads).
 #ifndef KERNELSEEK_SERVER_COORDINATOR_SERVICE_H_
 #define KERNELSEEK_SERVER_COORDINATOR_SERVICE_H_
 
 #include "proto/kernelseek.grpc.pb.h"
 #include "server/auth.h"
+#include "server/caller.h"
 #include "server/job_queue.h"
 #include "server/problem_catalog.h"
 #include "server/session_manager.h"
+#include "server/token_registry.h"
 
 namespace kseek {
 
 class CoordinatorService final : public kernelseek::v1::Coordinator::Service {
  public:
-  // `sessions` may be null: the session RPCs then answer UNIMPLEMENTED.
+  // `sessions` and `tokens` may be null: the session or token RPCs then
+  // answer UNIMPLEMENTED.
   CoordinatorService(JobQueue* queue, Authenticator* auth, const ProblemCatalog* problems,
-                     SessionManager* sessions = nullptr)
-      : queue_(queue), auth_(auth), problems_(problems), sessions_(sessions) {}
+                     SessionManager* sessions = nullptr, TokenRegistry* tokens = nullptr)
+      : queue_(queue), auth_(auth), problems_(problems), sessions_(sessions), tokens_(tokens) {}
 
   grpc::Status SubmitJob(grpc::ServerContext* context, const kernelseek::v1::SubmitJobRequest* request,
                          kernelseek::v1::SubmitJobResponse* response) override;
@@ -51,11 +56,24 @@ class CoordinatorService final : public kernelseek::v1::Coordinator::Service {
   grpc::Status GetBestKernel(grpc::ServerContext* context, const kernelseek::v1::GetBestKernelRequest* request,
                              kernelseek::v1::KernelVersion* response) override;
 
+  grpc::Status CreateToken(grpc::ServerContext* context, const kernelseek::v1::CreateTokenRequest* request,
+                           kernelseek::v1::CreateTokenResponse* response) override;
+  grpc::Status ListTokens(grpc::ServerContext* context, const kernelseek::v1::ListTokensRequest* request,
+                          kernelseek::v1::ListTokensResponse* response) override;
+  grpc::Status RevokeToken(grpc::ServerContext* context, const kernelseek::v1::RevokeTokenRequest* request,
+                           kernelseek::v1::TokenInfo* response) override;
+
  private:
+  // The job or session `id` when `caller` may read it; NOT_FOUND, worded as
+  // for an unknown id, when it is another team's.
+  absl::StatusOr<kernelseek::v1::Job> VisibleJob(const Caller& caller, const std::string& id);
+  absl::StatusOr<kernelseek::v1::Session> VisibleSession(const Caller& caller, const std::string& id);
+
   JobQueue* const queue_;
   Authenticator* const auth_;
   const ProblemCatalog* const problems_;
   SessionManager* const sessions_;
+  TokenRegistry* const tokens_;
 };
 
 }  // namespace kseek

@@ -133,11 +133,13 @@ absl::Status JobQueue::Recover() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> JobQueue::Submit(const std::string& user, JobSpec spec, SubmitOptions options) {
+absl::StatusOr<std::string> JobQueue::Submit(const std::string& user, const std::string& team, JobSpec spec,
+                                             SubmitOptions options) {
   absl::StatusOr<std::vector<kernelseek::v1::Property>> requirements = ValidateJobSpec(&spec, *problems_);
   if (!requirements.ok()) return requirements.status();
   Job job;
   job.set_user(user);
+  job.set_team(team);
   *job.mutable_spec() = std::move(spec);
   for (auto& p : *requirements) *job.add_requirements() = std::move(p);
   *job.mutable_created() = ToTimestamp(clock_->Now());
@@ -166,13 +168,9 @@ absl::StatusOr<std::string> JobQueue::Submit(const std::string& user, JobSpec sp
   return absl::StrCat(*id);
 }
 
-absl::StatusOr<Job> JobQueue::Cancel(const std::string& user, const std::string& id_text) {
+absl::StatusOr<Job> JobQueue::Cancel(const std::string& by, const std::string& id_text) {
   absl::StatusOr<Job> job = GetJob(id_text);
   if (!job.ok()) return job.status();
-  if (job->user() != user) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("job ", id_text, " is ", job->user(), "'s: only its owner can cancel it"));
-  }
   const int64_t id = *ParseJobId(id_text);
   {
     absl::MutexLock lock(&mu_);
@@ -181,12 +179,8 @@ absl::StatusOr<Job> JobQueue::Cancel(const std::string& user, const std::string&
       return absl::FailedPreconditionError(absl::StrCat(
           "job ", id_text, " has already ended (", kernelseek::v1::JobState_Name(job->state()), ")"));
     }
-    if (absl::Status s = store_->FinishJob(id, kernelseek::v1::JOB_STATE_CANCELLED, absl::StrCat("cancelled by ", user),
-                                           nullptr, clock_->Now());
-        !s.ok()) {
-      return s;
-    }
-    Log(absl::StrCat("job ", id, " cancelled by ", user));
+    if (absl::Status s = store_->CancelJob(id, by, clock_->Now()); !s.ok()) return s;
+    Log(absl::StrCat("job ", id, " cancelled by ", by));
     std::vector<std::string> gone;
     for (const auto& [lease_id, lease] : leases_) {
       if (lease.job_id == id) gone.push_back(lease_id);
@@ -226,7 +220,7 @@ absl::StatusOr<Job> JobQueue::GetJob(const std::string& id_text) {
 }
 
 absl::StatusOr<std::vector<Job>> JobQueue::ListJobs(const JobFilter& filter) {
-  absl::StatusOr<std::vector<Job>> jobs = store_->ListJobsMatching(filter);
+  absl::StatusOr<std::vector<Job>> jobs = store_->ListJobs(filter);
   if (!jobs.ok()) return jobs.status();
   absl::StatusOr<std::vector<WorkerInfo>> stored_workers = store_->ListWorkers();
   if (!stored_workers.ok()) return stored_workers.status();

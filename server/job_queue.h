@@ -64,23 +64,24 @@ class JobQueue {
   // running one can report it; if it does not, the lease lapses as usual.
   absl::Status Recover();
 
-  // Validates and stores a job for `user`; returns its id. Unless
+  // Validates and stores a job of `user` in `team`; returns its id. Unless
   // `options.wait_for_worker`, FAILED_PRECONDITION when no connected worker
   // (one ListWorkers shows as not offline) could run it, saying which
   // requirement none meets and which workers there are; nothing is stored.
-  absl::StatusOr<std::string> Submit(const std::string& user, kernelseek::v1::JobSpec spec,
+  absl::StatusOr<std::string> Submit(const std::string& user, const std::string& team, kernelseek::v1::JobSpec spec,
                                      SubmitOptions options = {});
 
   // The job as stored, with its live stage while leased, and while queued its
   // queue_position and waiting_for (computed now, see the proto). NOT_FOUND
   // if unknown.
   absl::StatusOr<kernelseek::v1::Job> GetJob(const std::string& id);
-  // Ends a queued or leased job of `user`'s as CANCELLED, once. Its lease
-  // goes, so the worker running it is told to drop it at its next sync and
-  // kills its programs. NOT_FOUND, PERMISSION_DENIED (another user's job),
-  // FAILED_PRECONDITION (already ended, with how).
-  absl::StatusOr<kernelseek::v1::Job> Cancel(const std::string& user, const std::string& id);
-  // Newest first, as the store filters them; queued ones annotated as in GetJob.
+  // Ends a queued or leased job as CANCELLED by `by`, once. Its lease goes,
+  // so the worker running it is told to drop it at its next sync and kills
+  // its programs. NOT_FOUND, FAILED_PRECONDITION (already ended, with how).
+  // Who may cancel is the caller's to decide (Caller::CheckControl).
+  absl::StatusOr<kernelseek::v1::Job> Cancel(const std::string& by, const std::string& id);
+  // Newest first, as the store filters them (always within filter.team);
+  // queued ones annotated as in GetJob.
   absl::StatusOr<std::vector<kernelseek::v1::Job>> ListJobs(const JobFilter& filter);
   // Every worker the store knows, with its live state, or "offline" when it
   // has not synced for options().offline_after.

@@ -6,12 +6,14 @@
 
 namespace kseek {
 
-absl::StatusOr<kernelseek::v1::Job> QueueJobRunner::Run(const std::string& user, kernelseek::v1::JobSpec spec,
+absl::StatusOr<kernelseek::v1::Job> QueueJobRunner::Run(const std::string& user, const std::string& team,
+                                                         kernelseek::v1::JobSpec spec,
                                                          const std::function<bool()>& cancelled) {
   // A job no connected worker can run would wait in the queue until one
   // connects; an agent is better told at once (verify and bench need a GPU),
   // so the queue's refusal of it is the answer.
-  absl::StatusOr<std::string> id = queue_->Submit(user, std::move(spec), SubmitOptions{.wait_for_worker = false});
+  absl::StatusOr<std::string> id =
+      queue_->Submit(user, team, std::move(spec), SubmitOptions{.wait_for_worker = false});
   if (!id.ok()) return id.status();
   const absl::Time deadline = absl::Now() + max_wait_;
   while (true) {

@@ -19,12 +19,13 @@ class JobRunner {
  public:
   virtual ~JobRunner() = default;
 
-  // Submits `spec` as `user` and waits for the job to finish (SUCCEEDED or
+  // Submits `spec` as `user` of `team` and waits for the job to finish (SUCCEEDED or
   // FAILED). Errors: INVALID_ARGUMENT for a spec the queue refuses;
   // FAILED_PRECONDITION when no connected worker could run it (nothing is
   // queued then; JobQueue::Submit says why); DEADLINE_EXCEEDED when it did not finish in time; CANCELLED once
   // `cancelled()` returns true.
-  virtual absl::StatusOr<kernelseek::v1::Job> Run(const std::string& user, kernelseek::v1::JobSpec spec,
+  virtual absl::StatusOr<kernelseek::v1::Job> Run(const std::string& user, const std::string& team,
+                                                  kernelseek::v1::JobSpec spec,
                                                   const std::function<bool()>& cancelled) = 0;
 };
 
@@ -33,7 +34,8 @@ class QueueJobRunner final : public JobRunner {
  public:
   QueueJobRunner(JobQueue* queue, absl::Duration max_wait) : queue_(queue), max_wait_(max_wait) {}
 
-  absl::StatusOr<kernelseek::v1::Job> Run(const std::string& user, kernelseek::v1::JobSpec spec,
+  absl::StatusOr<kernelseek::v1::Job> Run(const std::string& user, const std::string& team,
+                                          kernelseek::v1::JobSpec spec,
                                           const std::function<bool()>& cancelled) override;
 
  private:

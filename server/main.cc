@@ -3,7 +3,9 @@
 // one SQLite file.
 //
 //   kseek-server --listen HOST:PORT --db PATH [--tls-cert F --tls-key F [--worker-client-ca F]] [flags]
-//   kseek-server token create --db PATH --user NAME | --worker NAME
+//   kseek-server token create --db PATH (--user NAME [--team T] [--role R] | --worker NAME) [--expires WHEN]
+//   kseek-server token list --db PATH [--team T]
+//   kseek-server token revoke --db PATH ID
 //   kseek-server backup --db PATH --to FILE
 #include <netdb.h>
 #include <signal.h>
@@ -26,7 +28,9 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
@@ -47,6 +51,7 @@
 #include "server/question_bank.h"
 #include "server/session_manager.h"
 #include "server/store.h"
+#include "server/token_registry.h"
 #include "server/worker_hub_service.h"
 
 namespace kseek {
@@ -87,29 +92,144 @@ int TokenCreate(const std::vector<std::string>& args) {
   std::string db_path;
   std::string user;
   std::string worker;
-  FlagSet flags("kseek-server token create", "--db PATH (--user NAME | --worker NAME)",
+  std::string team;
+  std::string role_name;
+  std::string expires;
+  FlagSet flags("kseek-server token create",
+                "--db PATH (--user NAME [--team TEAM] [--role ROLE] | --worker NAME) [--expires WHEN]",
                 "Creates an API token and prints it on the last line. Only its SHA-256 is stored;\n"
-                "the token itself is shown once. --user makes a token for the kseek CLI,\n"
-                "--worker one for kseek-worker.");
+                "the token itself is shown once. --user makes a token for the kseek CLI of a\n"
+                "user in one team, --worker one for kseek-worker (workers serve every team).\n"
+                "Roles: admin (all a member may, cancels and stops any of the team's work, and\n"
+                "manages the team's tokens with `kseek token`), member (submits jobs, starts\n"
+                "sessions, cancels and stops its own, reads the team's and asks its sessions),\n"
+                "viewer (reads the team's).");
   flags.String("db", &db_path, "SQLite database of the server (created if missing)");
   flags.String("user", &user, "name of the user the token is for");
+  flags.String("team", &team, "team of the user (letters, digits, '.', '_', '-'); default: default");
+  flags.String("role", &role_name, "role of the user in the team: admin, member or viewer; default: member");
   flags.String("worker", &worker, "name of the worker (or worker pool) the token is for");
+  flags.String("expires", &expires,
+               "when the token stops working: 30d, 12h, 90m from now, a date 2027-01-31 (00:00 UTC) or an "
+               "RFC 3339 time; empty: never");
   if (std::optional<int> done = ParseCommandFlags(flags, args, "kseek-server")) return *done;
   if (db_path.empty()) return Fail("--db is required", kUsageError);
   if (user.empty() == worker.empty()) return Fail("give exactly one of --user NAME or --worker NAME", kUsageError);
-  TokenKind kind = user.empty() ? TokenKind::kWorker : TokenKind::kUser;
-  const std::string& name = user.empty() ? worker : user;
+  TokenRequest request;
+  request.kind = user.empty() ? TokenKind::kWorker : TokenKind::kUser;
+  request.name = user.empty() ? worker : user;
+  request.expires = expires;
+  if (request.kind == TokenKind::kWorker && (!team.empty() || !role_name.empty())) {
+    return Fail("--team and --role are for --user tokens: workers serve every team", kUsageError);
+  }
+  if (team.empty()) team = kDefaultTeam;
+  if (request.kind == TokenKind::kUser) {
+    absl::StatusOr<Role> role = ParseRole(role_name.empty() ? "member" : role_name);
+    if (!role.ok()) return Fail(absl::StrCat("--role: ", role.status().message()), kUsageError);
+    request.team = team;
+    request.role = *role;
+  }
+  // Checked before the database is opened, so a typo creates no file.
+  if (absl::Status s = ValidateName(request.kind == TokenKind::kUser ? "--user" : "--worker", request.name);
+      !s.ok()) {
+    return Fail(std::string(s.message()), kUsageError);
+  }
+  if (absl::Status s = ValidateName("--team", team); request.kind == TokenKind::kUser && !s.ok()) {
+    return Fail(std::string(s.message()), kUsageError);
+  }
+  RealClock clock;
+  if (!expires.empty()) {
+    if (absl::StatusOr<absl::Time> at = ParseExpiry(expires, clock.Now()); !at.ok()) {
+      return Fail(std::string(at.status().message()), kUsageError);
+    }
+  }
 
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(db_path);
   if (!store.ok()) return Fail(std::string(store.status().message()));
-  absl::StatusOr<std::string> token = NewToken(kind);
-  if (!token.ok()) return Fail(std::string(token.status().message()));
-  if (absl::Status s = (*store)->AddToken(kind, name, Sha256Hex(*token), absl::Now()); !s.ok()) {
-    return Fail(std::string(s.message()));
+  TokenRegistry registry(store->get(), &clock);
+  absl::StatusOr<CreatedToken> created = registry.Create(request);
+  if (!created.ok()) {
+    return Fail(std::string(created.status().message()),
+                absl::IsInvalidArgument(created.status()) ? kUsageError : kRuntimeError);
   }
-  std::cerr << "created " << (kind == TokenKind::kUser ? "user" : "worker") << " token for " << name
+  const TokenRecord& record = created->record;
+  std::cerr << "created token " << record.id << ": "
+            << (record.kind == TokenKind::kUser
+                    ? absl::StrCat("user ", record.name, ", ", RoleName(record.role), " of team ", record.team)
+                    : absl::StrCat("worker ", record.name))
+            << (record.expires_at.has_value() ? absl::StrCat(", expires ", FormatUtc(*record.expires_at)) : "")
             << " (shown once; keep it secret)\n";
-  std::cout << *token << "\n";
+  std::cout << created->token << "\n";
+  return 0;
+}
+
+int TokenList(const std::vector<std::string>& args) {
+  std::string db_path;
+  std::string team;
+  FlagSet flags("kseek-server token list", "--db PATH [--team TEAM]",
+                "Lists the tokens of the database, oldest first: id, kind, team, name, role,\n"
+                "when created (and by which admin), when it expires and whether it was\n"
+                "revoked. Never the token or its hash. Worker tokens are listed without --team.");
+  flags.String("db", &db_path, "SQLite database of the server");
+  flags.String("team", &team, "only the user tokens of this team");
+  if (std::optional<int> done = ParseCommandFlags(flags, args, "kseek-server")) return *done;
+  if (db_path.empty()) return Fail("--db is required", kUsageError);
+  if (!std::filesystem::exists(db_path)) return Fail(absl::StrCat("no database at ", db_path), kUsageError);
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(db_path);
+  if (!store.ok()) return Fail(std::string(store.status().message()));
+  RealClock clock;
+  absl::StatusOr<std::vector<TokenRecord>> tokens = TokenRegistry(store->get(), &clock).List(team);
+  if (!tokens.ok()) return Fail(std::string(tokens.status().message()));
+  std::cout << absl::StrFormat("%-5s %-6s %-12s %-16s %-7s %-24s %-24s %s\n", "ID", "KIND", "TEAM", "NAME", "ROLE",
+                               "CREATED", "EXPIRES", "REVOKED");
+  const absl::Time now = clock.Now();
+  for (const TokenRecord& t : *tokens) {
+    const bool user = t.kind == TokenKind::kUser;
+    std::string expires = "never";
+    if (t.expires_at.has_value()) {
+      expires = absl::StrCat(FormatUtc(*t.expires_at), *t.expires_at <= now ? " (expired)" : "");
+    }
+    std::string revoked = "-";
+    if (t.revoked_at.has_value()) {
+      revoked = absl::StrCat(FormatUtc(*t.revoked_at), t.revoked_by.empty() ? "" : " by ", t.revoked_by);
+    }
+    std::cout << absl::StrFormat("%-5d %-6s %-12s %-16s %-7s %-24s %-24s %s\n", t.id, user ? "user" : "worker",
+                                 user ? t.team : "-", t.name, user ? RoleName(t.role) : "-",
+                                 FormatUtc(t.created_at), expires, revoked);
+  }
+  return 0;
+}
+
+int TokenRevoke(const std::vector<std::string>& args) {
+  std::string db_path;
+  FlagSet flags("kseek-server token revoke", "--db PATH ID",
+                "Revokes token ID (see token list): the next call with it fails with\n"
+                "\"token revoked at ...\", also on a server that is running on PATH now.");
+  flags.String("db", &db_path, "SQLite database of the server");
+  absl::StatusOr<std::vector<std::string>> positional = flags.Parse(args);
+  if (!positional.ok()) return Fail(std::string(positional.status().message()), kUsageError);
+  if (flags.help_requested()) {
+    std::cout << flags.Usage();
+    return 0;
+  }
+  if (db_path.empty()) return Fail("--db is required", kUsageError);
+  int64_t id = 0;
+  if (positional->size() != 1 || !absl::SimpleAtoi((*positional)[0], &id) || id < 1) {
+    return Fail("token revoke wants one token ID, a number from `kseek-server token list`", kUsageError);
+  }
+  if (!std::filesystem::exists(db_path)) return Fail(absl::StrCat("no database at ", db_path), kUsageError);
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(db_path);
+  if (!store.ok()) return Fail(std::string(store.status().message()));
+  RealClock clock;
+  absl::StatusOr<TokenRecord> revoked = TokenRegistry(store->get(), &clock).Revoke(id, /*team=*/"", /*by=*/"");
+  if (!revoked.ok()) {
+    const bool usage = absl::IsNotFound(revoked.status()) || absl::IsFailedPrecondition(revoked.status());
+    return Fail(std::string(revoked.status().message()), usage ? kUsageError : kRuntimeError);
+  }
+  std::cerr << "revoked token " << revoked->id << " ("
+            << (revoked->kind == TokenKind::kUser ? absl::StrCat("user ", revoked->name, " of team ", revoked->team)
+                                                  : absl::StrCat("worker ", revoked->name))
+            << ")\n";
   return 0;
 }
 
@@ -184,7 +304,7 @@ int Serve(const std::vector<std::string>& args) {
   bool version = false;
   FlagSet flags("kseek-server",
                 "--listen HOST:PORT --db PATH [--tls-cert FILE --tls-key FILE [--worker-client-ca FILE]] [flags]\n"
-                "       kseek-server token create --help\n"
+                "       kseek-server token create|list|revoke --help\n"
                 "       kseek-server backup --help\n"
                 "       kseek-server --version",
                 "The KernelSeek coordinator: queues jobs, leases them to workers, runs\n"
@@ -307,8 +427,9 @@ int Serve(const std::vector<std::string>& args) {
                             return endpoints->MakeClient(config, api_key);
                           });
   if (absl::Status s = sessions.Recover(); !s.ok()) return Fail(absl::StrCat("resuming sessions: ", s.message()));
-  Authenticator auth(store->get(), /*require_worker_certificate=*/!tls.worker_client_ca.empty());
-  CoordinatorService coordinator(&queue, &auth, &*problems, &sessions);
+  Authenticator auth(store->get(), &clock, /*require_worker_certificate=*/!tls.worker_client_ca.empty());
+  TokenRegistry tokens(store->get(), &clock);
+  CoordinatorService coordinator(&queue, &auth, &*problems, &sessions, &tokens);
   WorkerHubService hub(&queue, &auth);
 
   grpc::ServerBuilder builder;
@@ -358,10 +479,15 @@ int Serve(const std::vector<std::string>& args) {
 int Main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && args[0] == "backup") return Backup(std::vector<std::string>(args.begin() + 1, args.end()));
-  if (args.size() >= 2 && args[0] == "token" && args[1] == "create") {
-    return TokenCreate(std::vector<std::string>(args.begin() + 2, args.end()));
+  if (args.size() >= 2 && args[0] == "token") {
+    const std::vector<std::string> rest(args.begin() + 2, args.end());
+    if (args[1] == "create") return TokenCreate(rest);
+    if (args[1] == "list") return TokenList(rest);
+    if (args[1] == "revoke") return TokenRevoke(rest);
   }
-  if (!args.empty() && args[0] == "token") return Fail("usage: kseek-server token create --help", kUsageError);
+  if (!args.empty() && args[0] == "token") {
+    return Fail("usage: kseek-server token create|list|revoke --help", kUsageError);
+  }
   return Serve(args);
 }
 

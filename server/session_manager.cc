@@ -165,8 +165,8 @@ absl::Status SessionManager::ValidateSpec(SessionSpec* spec) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Session> SessionManager::StartSession(const std::string& user, SessionSpec spec,
-                                                     const std::string& api_key) {
+absl::StatusOr<Session> SessionManager::StartSession(const std::string& user, const std::string& team,
+                                                     SessionSpec spec, const std::string& api_key) {
   if (absl::Status s = ValidateSpec(&spec); !s.ok()) return s;
   // Made before anything is stored, so a bad LLM configuration is refused
   // cleanly; it also fills in defaults and key_from_client.
@@ -181,6 +181,7 @@ absl::StatusOr<Session> SessionManager::StartSession(const std::string& user, Se
   const absl::Time now = clock_->Now();
   Session session;
   session.set_user(user);
+  session.set_team(team);
   *session.mutable_spec() = spec;
   session.set_state(kernelseek::v1::SESSION_STATE_RUNNING);
   session.set_status("running");
@@ -309,7 +310,15 @@ absl::StatusOr<SessionDetails> SessionManager::GetSession(const std::string& id)
   return details;
 }
 
-absl::StatusOr<std::vector<Session>> SessionManager::ListSessions(int limit) { return store_->ListSessions(limit); }
+absl::StatusOr<std::vector<Session>> SessionManager::ListSessions(const std::string& team, int limit) {
+  return store_->ListSessions(team, limit);
+}
+
+absl::StatusOr<Session> SessionManager::FindSession(const std::string& id) {
+  absl::StatusOr<int64_t> sid = ParseSessionId(id);
+  if (!sid.ok()) return sid.status();
+  return FindSession(*sid, id);
+}
 
 absl::StatusOr<int64_t> SessionManager::PostMessage(const std::string& user, const std::string& id,
                                                     const std::string& text) {

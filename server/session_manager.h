@@ -53,11 +53,17 @@ class SessionManager {
   // when the server lacks what it needs; the LLM factory's codes), stores the
   // session with its first kernel version and starts its loop. `api_key`: the
   // key of a user-brought endpoint, kept only in the loop's memory.
-  absl::StatusOr<kernelseek::v1::Session> StartSession(const std::string& user, kernelseek::v1::SessionSpec spec,
+  // The session belongs to `user` of `team`.
+  absl::StatusOr<kernelseek::v1::Session> StartSession(const std::string& user, const std::string& team,
+                                                       kernelseek::v1::SessionSpec spec,
                                                        const std::string& api_key = "");
   // NOT_FOUND for an unknown id.
   absl::StatusOr<kernelseek::v1::SessionDetails> GetSession(const std::string& id);
-  absl::StatusOr<std::vector<kernelseek::v1::Session>> ListSessions(int limit);
+  // The stored session alone (owner, team, state), for permission checks;
+  // NOT_FOUND for an unknown id.
+  absl::StatusOr<kernelseek::v1::Session> FindSession(const std::string& id);
+  // The sessions of `team`, newest first.
+  absl::StatusOr<std::vector<kernelseek::v1::Session>> ListSessions(const std::string& team, int limit);
   // Stores a human message (a "human_message" event, returned seq); it is
   // delivered at the next decision point (before the next model turn in
   // human mode). FAILED_PRECONDITION when the session has ended.

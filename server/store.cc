@@ -3,6 +3,8 @@
 #include <google/protobuf/timestamp.pb.h>
 #include <google/protobuf/util/time_util.h>
 
+#include <algorithm>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
@@ -120,6 +122,27 @@ const char* const kMigrations[] = {
         PRIMARY KEY (session_id, seq)
       );
     )sql",
+    // 4: teams and roles. A user token has a team and a role, any token may
+    // expire or be revoked, and jobs and sessions belong to their team. What
+    // existed before teams joins team "default"; its user tokens become
+    // members (no one becomes an admin by upgrading; the operator makes admin
+    // tokens with kseek-server token create --role admin).
+    R"sql(
+      ALTER TABLE tokens ADD COLUMN team TEXT NOT NULL DEFAULT '';
+      ALTER TABLE tokens ADD COLUMN role TEXT NOT NULL DEFAULT ''
+        CHECK (role IN ('', 'admin', 'member', 'viewer'));
+      ALTER TABLE tokens ADD COLUMN created_by TEXT NOT NULL DEFAULT '';
+      ALTER TABLE tokens ADD COLUMN expires_at INTEGER;
+      ALTER TABLE tokens ADD COLUMN revoked_at INTEGER;
+      ALTER TABLE tokens ADD COLUMN revoked_by TEXT NOT NULL DEFAULT '';
+      UPDATE tokens SET team = 'default', role = 'member' WHERE kind = 'user';
+      CREATE INDEX tokens_by_team ON tokens (team);
+      ALTER TABLE jobs ADD COLUMN team TEXT NOT NULL DEFAULT 'default';
+      ALTER TABLE jobs ADD COLUMN cancelled_by TEXT NOT NULL DEFAULT '';
+      CREATE INDEX jobs_by_team ON jobs (team, id);
+      ALTER TABLE sessions ADD COLUMN team TEXT NOT NULL DEFAULT 'default';
+      CREATE INDEX sessions_by_team ON sessions (team, id);
+    )sql",
 };
 
 int64_t ToMicros(absl::Time t) { return absl::ToUnixMicros(t); }
@@ -137,7 +160,8 @@ std::string EncodeRequirements(const Job& job) {
 }
 
 constexpr const char* kJobColumns =
-    "id, user, kind, spec, requirements, state, worker, attempts, failure, created_at, finished_at, lease_id";
+    "id, user, kind, spec, requirements, state, worker, attempts, failure, created_at, finished_at, lease_id, team, "
+    "cancelled_by";
 
 // Reads a row selected with kJobColumns. `with_source` false drops the
 // source text, which listings never show.
@@ -160,6 +184,8 @@ absl::StatusOr<Job> ReadJobRow(const Statement& row, bool with_source) {
   job.set_failure(row.ColumnText(8));
   *job.mutable_created() = ToTimestamp(row.ColumnInt(9));
   if (!row.ColumnIsNull(10)) *job.mutable_finished() = ToTimestamp(row.ColumnInt(10));
+  job.set_team(row.ColumnText(12));
+  job.set_cancelled_by(row.ColumnText(13));
   return job;
 }
 
@@ -173,7 +199,7 @@ double ColumnReal(const Statement& row, int index) {
 
 constexpr const char* kSessionColumns =
     "id, user, spec, state, steps, best_version, printf('%.17g', best_speedup), status, created_at, updated_at, "
-    "(SELECT COALESCE(MAX(seq), 0) FROM session_events WHERE session_id = sessions.id)";
+    "(SELECT COALESCE(MAX(seq), 0) FROM session_events WHERE session_id = sessions.id), team";
 
 absl::StatusOr<kernelseek::v1::Session> ReadSessionRow(const Statement& row, bool with_source) {
   kernelseek::v1::Session session;
@@ -194,6 +220,7 @@ absl::StatusOr<kernelseek::v1::Session> ReadSessionRow(const Statement& row, boo
   *session.mutable_created() = ToTimestamp(row.ColumnInt(8));
   *session.mutable_updated() = ToTimestamp(row.ColumnInt(9));
   session.set_last_seq(row.ColumnInt(10));
+  session.set_team(row.ColumnText(11));
   return session;
 }
 
@@ -212,12 +239,16 @@ std::string JobProblem(absl::string_view spec_bytes) {
 int Store::LatestSchemaVersion() { return static_cast<int>(std::size(kMigrations)); }
 
 absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path) {
+  return OpenAtVersion(path, LatestSchemaVersion());
+}
+
+absl::StatusOr<std::unique_ptr<Store>> Store::OpenAtVersion(const std::string& path, int schema_version) {
   absl::StatusOr<std::unique_ptr<Database>> db = Database::Open(path);
   if (!db.ok()) return db.status();
   if (absl::Status s = (*db)->AddTextFunction("job_problem", &JobProblem); !s.ok()) return s;
   std::unique_ptr<Store> store(new Store(*std::move(db)));
   absl::MutexLock lock(&store->mu_);
-  if (absl::Status s = store->Migrate(); !s.ok()) return s;
+  if (absl::Status s = store->Migrate(std::min(schema_version, LatestSchemaVersion())); !s.ok()) return s;
   return store;
 }
 
@@ -239,7 +270,7 @@ absl::StatusOr<int> Store::SchemaVersion() {
   return SchemaVersionLocked();
 }
 
-absl::Status Store::Migrate() {
+absl::Status Store::Migrate(int target_version) {
   absl::StatusOr<int> current = SchemaVersionLocked();
   if (!current.ok()) return current.status();
   if (*current > LatestSchemaVersion()) {
@@ -247,7 +278,7 @@ absl::Status Store::Migrate() {
                                                       " is newer than this server understands (",
                                                       LatestSchemaVersion(), "); upgrade kseek-server"));
   }
-  for (int version = *current + 1; version <= LatestSchemaVersion(); ++version) {
+  for (int version = *current + 1; version <= target_version; ++version) {
     absl::Status s = InTransaction(*db_, [&]() -> absl::Status {
       if (absl::Status e = db_->Exec(kMigrations[version - 1]); !e.ok()) return e;
       absl::StatusOr<Statement> ins = db_->Prepare("INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)");
@@ -259,29 +290,149 @@ absl::Status Store::Migrate() {
   return absl::OkStatus();
 }
 
-absl::Status Store::AddToken(TokenKind kind, const std::string& name, const std::string& sha256_hex, absl::Time now) {
+namespace {
+
+constexpr const char* kTokenColumns =
+    "id, kind, name, team, role, created_at, created_by, expires_at, revoked_at, revoked_by";
+
+absl::StatusOr<TokenRecord> ReadTokenRow(const Statement& row) {
+  TokenRecord record;
+  record.id = row.ColumnInt(0);
+  record.kind = row.ColumnText(1) == "user" ? TokenKind::kUser : TokenKind::kWorker;
+  record.name = row.ColumnText(2);
+  record.team = row.ColumnText(3);
+  if (record.kind == TokenKind::kUser) {
+    absl::StatusOr<Role> role = ParseRole(row.ColumnText(4));
+    if (!role.ok()) return absl::DataLossError(absl::StrCat("token ", record.id, ": stored role does not parse"));
+    record.role = *role;
+  }
+  record.created_at = absl::FromUnixMicros(row.ColumnInt(5));
+  record.created_by = row.ColumnText(6);
+  if (!row.ColumnIsNull(7)) record.expires_at = absl::FromUnixMicros(row.ColumnInt(7));
+  if (!row.ColumnIsNull(8)) record.revoked_at = absl::FromUnixMicros(row.ColumnInt(8));
+  record.revoked_by = row.ColumnText(9);
+  return record;
+}
+
+std::string FormatUtc(absl::Time t) { return absl::FormatTime("%Y-%m-%d %H:%M:%S UTC", t, absl::UTCTimeZone()); }
+
+}  // namespace
+
+const char* RoleName(Role role) {
+  switch (role) {
+    case Role::kAdmin:
+      return "admin";
+    case Role::kMember:
+      return "member";
+    case Role::kViewer:
+      return "viewer";
+  }
+  return "viewer";
+}
+
+absl::StatusOr<Role> ParseRole(const std::string& name) {
+  for (Role role : {Role::kAdmin, Role::kMember, Role::kViewer}) {
+    if (name == RoleName(role)) return role;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("role \"", name, "\" is not one of admin, member, viewer"));
+}
+
+absl::StatusOr<int64_t> Store::AddToken(const TokenRecord& record, const std::string& sha256_hex) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Statement> q =
-      db_->Prepare("INSERT INTO tokens (kind, name, sha256, created_at) VALUES (?, ?, ?, ?)");
+  absl::StatusOr<Statement> q = db_->Prepare(
+      "INSERT INTO tokens (kind, name, sha256, created_at, team, role, created_by, expires_at) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
   if (!q.ok()) return q.status();
-  return q->Bind(1, kind == TokenKind::kUser ? "user" : "worker").Bind(2, name).Bind(3, sha256_hex).Bind(4, ToMicros(now)).Run();
+  const bool user = record.kind == TokenKind::kUser;
+  q->Bind(1, user ? "user" : "worker")
+      .Bind(2, record.name)
+      .Bind(3, sha256_hex)
+      .Bind(4, ToMicros(record.created_at))
+      .Bind(5, user ? record.team : "")
+      .Bind(6, user ? RoleName(record.role) : "")
+      .Bind(7, record.created_by);
+  if (record.expires_at.has_value()) {
+    q->Bind(8, ToMicros(*record.expires_at));
+  } else {
+    q->BindNull(8);
+  }
+  if (absl::Status s = q->Run(); !s.ok()) return s;
+  return db_->LastInsertRowId();
 }
 
 absl::StatusOr<std::optional<TokenRecord>> Store::FindToken(const std::string& sha256_hex) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Statement> q = db_->Prepare("SELECT kind, name FROM tokens WHERE sha256 = ?");
+  absl::StatusOr<Statement> q = db_->Prepare(absl::StrCat("SELECT ", kTokenColumns, " FROM tokens WHERE sha256 = ?"));
   if (!q.ok()) return q.status();
   q->Bind(1, sha256_hex);
   absl::StatusOr<bool> row = q->Step();
   if (!row.ok()) return row.status();
   if (!*row) return std::nullopt;
-  return TokenRecord{q->ColumnText(0) == "user" ? TokenKind::kUser : TokenKind::kWorker, q->ColumnText(1)};
+  absl::StatusOr<TokenRecord> record = ReadTokenRow(*q);
+  if (!record.ok()) return record.status();
+  return *std::move(record);
+}
+
+absl::StatusOr<std::vector<TokenRecord>> Store::ListTokens(const std::string& team) {
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<Statement> q = db_->Prepare(
+      absl::StrCat("SELECT ", kTokenColumns, " FROM tokens WHERE ? = '' OR (kind = 'user' AND team = ?) ORDER BY id"));
+  if (!q.ok()) return q.status();
+  q->Bind(1, team).Bind(2, team);
+  std::vector<TokenRecord> tokens;
+  while (true) {
+    absl::StatusOr<bool> row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    absl::StatusOr<TokenRecord> record = ReadTokenRow(*q);
+    if (!record.ok()) return record.status();
+    tokens.push_back(*std::move(record));
+  }
+  return tokens;
+}
+
+absl::StatusOr<TokenRecord> Store::RevokeToken(int64_t id, const std::string& team, const std::string& by,
+                                               absl::Time now) {
+  absl::MutexLock lock(&mu_);
+  TokenRecord record;
+  absl::Status status = InTransaction(*db_, [&]() -> absl::Status {
+    absl::StatusOr<Statement> q = db_->Prepare(absl::StrCat("SELECT ", kTokenColumns, " FROM tokens WHERE id = ?"));
+    if (!q.ok()) return q.status();
+    q->Bind(1, id);
+    absl::StatusOr<bool> row = q->Step();
+    if (!row.ok()) return row.status();
+    std::optional<TokenRecord> found;
+    if (*row) {
+      absl::StatusOr<TokenRecord> read = ReadTokenRow(*q);
+      if (!read.ok()) return read.status();
+      found = *std::move(read);
+    }
+    if (!found.has_value() || (!team.empty() && (found->kind != TokenKind::kUser || found->team != team))) {
+      return absl::NotFoundError(team.empty() ? absl::StrCat("no token with id ", id)
+                                              : absl::StrCat("no token with id ", id, " in team ", team));
+    }
+    if (found->revoked_at.has_value()) {
+      return absl::FailedPreconditionError(absl::StrCat("token ", id, " was already revoked at ",
+                                                        FormatUtc(*found->revoked_at),
+                                                        found->revoked_by.empty() ? "" : " by ", found->revoked_by));
+    }
+    absl::StatusOr<Statement> u = db_->Prepare("UPDATE tokens SET revoked_at = ?, revoked_by = ? WHERE id = ?");
+    if (!u.ok()) return u.status();
+    if (absl::Status s = u->Bind(1, ToMicros(now)).Bind(2, by).Bind(3, id).Run(); !s.ok()) return s;
+    record = *std::move(found);
+    record.revoked_at = absl::FromUnixMicros(ToMicros(now));
+    record.revoked_by = by;
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return record;
 }
 
 absl::StatusOr<int64_t> Store::InsertJob(const Job& job) {
   absl::MutexLock lock(&mu_);
   absl::StatusOr<Statement> q = db_->Prepare(
-      "INSERT INTO jobs (user, kind, spec, requirements, state, attempts, created_at) VALUES (?, ?, ?, ?, ?, 0, ?)");
+      "INSERT INTO jobs (user, kind, spec, requirements, state, attempts, created_at, team) "
+      "VALUES (?, ?, ?, ?, ?, 0, ?, ?)");
   if (!q.ok()) return q.status();
   absl::Status s = q->Bind(1, job.user())
                        .Bind(2, static_cast<int64_t>(job.spec().kind()))
@@ -289,6 +440,7 @@ absl::StatusOr<int64_t> Store::InsertJob(const Job& job) {
                        .BindBlob(4, EncodeRequirements(job))
                        .Bind(5, static_cast<int64_t>(kernelseek::v1::JOB_STATE_QUEUED))
                        .Bind(6, google::protobuf::util::TimeUtil::TimestampToMicroseconds(job.created()))
+                       .Bind(7, job.team())
                        .Run();
   if (!s.ok()) return s;
   return db_->LastInsertRowId();
@@ -351,6 +503,19 @@ absl::Status Store::FinishJob(int64_t id, JobState state, const std::string& fai
   });
 }
 
+absl::Status Store::CancelJob(int64_t id, const std::string& by, absl::Time now) {
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<Statement> q = db_->Prepare(
+      "UPDATE jobs SET state = ?, failure = ?, cancelled_by = ?, finished_at = ?, lease_id = NULL WHERE id = ?");
+  if (!q.ok()) return q.status();
+  return q->Bind(1, static_cast<int64_t>(kernelseek::v1::JOB_STATE_CANCELLED))
+      .Bind(2, absl::StrCat("cancelled by ", by))
+      .Bind(3, by)
+      .Bind(4, ToMicros(now))
+      .Bind(5, id)
+      .Run();
+}
+
 absl::StatusOr<std::optional<Job>> Store::GetJob(int64_t id) {
   absl::MutexLock lock(&mu_);
   absl::StatusOr<Statement> q = db_->Prepare(absl::StrCat(
@@ -362,7 +527,7 @@ absl::StatusOr<std::optional<Job>> Store::GetJob(int64_t id) {
   if (!*row) return std::nullopt;
   absl::StatusOr<Job> job = ReadJobRow(*q, /*with_source=*/true);
   if (!job.ok()) return job.status();
-  if (!q->ColumnIsNull(12) && !job->mutable_result()->ParseFromString(q->ColumnText(12))) {
+  if (!q->ColumnIsNull(14) && !job->mutable_result()->ParseFromString(q->ColumnText(14))) {
     return absl::DataLossError(absl::StrCat("job ", id, ": stored result does not parse"));
   }
   return *job;
@@ -387,37 +552,21 @@ absl::StatusOr<std::vector<UnfinishedJob>> Store::LoadUnfinishedJobs() {
   return jobs;
 }
 
-absl::StatusOr<std::vector<Job>> Store::ListJobs(int limit) {
-  absl::MutexLock lock(&mu_);
-  absl::StatusOr<Statement> q =
-      db_->Prepare(absl::StrCat("SELECT ", kJobColumns, " FROM jobs ORDER BY id DESC LIMIT ?"));
-  if (!q.ok()) return q.status();
-  q->Bind(1, static_cast<int64_t>(limit));
-  std::vector<Job> jobs;
-  while (true) {
-    absl::StatusOr<bool> row = q->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    absl::StatusOr<Job> job = ReadJobRow(*q, /*with_source=*/false);
-    if (!job.ok()) return job.status();
-    jobs.push_back(*std::move(job));
-  }
-  return jobs;
-}
-
-absl::StatusOr<std::vector<Job>> Store::ListJobsMatching(const JobFilter& filter) {
+absl::StatusOr<std::vector<Job>> Store::ListJobs(const JobFilter& filter) {
   absl::MutexLock lock(&mu_);
   // Every filter is in the statement; an unset one is "? = ''" or "? = 0",
-  // true for every row. The problem test is last: it parses the spec.
+  // true for every row, except the team, which always holds. The problem
+  // test is last: it parses the spec.
   absl::StatusOr<Statement> q = db_->Prepare(absl::StrCat(
       "SELECT ", kJobColumns,
-      " FROM jobs WHERE (? = '' OR user = ?) AND (? = 0 OR state = ?)"
+      " FROM jobs WHERE team = ? AND (? = '' OR user = ?) AND (? = 0 OR state = ?)"
       " AND (? = '' OR (kind <> ? AND job_problem(spec) = ?)) ORDER BY id DESC LIMIT ?"));
   if (!q.ok()) return q.status();
-  q->Bind(1, filter.user).Bind(2, filter.user);
-  q->Bind(3, static_cast<int64_t>(filter.state)).Bind(4, static_cast<int64_t>(filter.state));
-  q->Bind(5, filter.problem).Bind(6, static_cast<int64_t>(kernelseek::v1::JOB_KIND_COMPILE)).Bind(7, filter.problem);
-  q->Bind(8, static_cast<int64_t>(filter.limit));
+  q->Bind(1, filter.team);
+  q->Bind(2, filter.user).Bind(3, filter.user);
+  q->Bind(4, static_cast<int64_t>(filter.state)).Bind(5, static_cast<int64_t>(filter.state));
+  q->Bind(6, filter.problem).Bind(7, static_cast<int64_t>(kernelseek::v1::JOB_KIND_COMPILE)).Bind(8, filter.problem);
+  q->Bind(9, static_cast<int64_t>(filter.limit));
   std::vector<Job> jobs;
   while (true) {
     absl::StatusOr<bool> row = q->Step();
@@ -465,8 +614,8 @@ absl::StatusOr<int64_t> Store::InsertSession(const kernelseek::v1::Session& sess
   int64_t id = 0;
   absl::Status status = InTransaction(*db_, [&]() -> absl::Status {
     absl::StatusOr<Statement> q = db_->Prepare(
-        "INSERT INTO sessions (user, spec, state, steps, best_version, best_speedup, status, created_at, updated_at) "
-        "VALUES (?, ?, ?, 0, '', 0, ?, ?, ?)");
+        "INSERT INTO sessions (user, spec, state, steps, best_version, best_speedup, status, created_at, updated_at, "
+        "team) VALUES (?, ?, ?, 0, '', 0, ?, ?, ?, ?)");
     if (!q.ok()) return q.status();
     int64_t created = google::protobuf::util::TimeUtil::TimestampToMicroseconds(session.created());
     absl::Status s = q->Bind(1, session.user())
@@ -475,6 +624,7 @@ absl::StatusOr<int64_t> Store::InsertSession(const kernelseek::v1::Session& sess
                          .Bind(4, session.status())
                          .Bind(5, created)
                          .Bind(6, created)
+                         .Bind(7, session.team())
                          .Run();
     if (!s.ok()) return s;
     id = db_->LastInsertRowId();
@@ -517,12 +667,12 @@ absl::StatusOr<std::optional<kernelseek::v1::Session>> Store::GetSession(int64_t
   return *std::move(session);
 }
 
-absl::StatusOr<std::vector<kernelseek::v1::Session>> Store::ListSessions(int limit) {
+absl::StatusOr<std::vector<kernelseek::v1::Session>> Store::ListSessions(const std::string& team, int limit) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Statement> q =
-      db_->Prepare(absl::StrCat("SELECT ", kSessionColumns, " FROM sessions ORDER BY id DESC LIMIT ?"));
+  absl::StatusOr<Statement> q = db_->Prepare(
+      absl::StrCat("SELECT ", kSessionColumns, " FROM sessions WHERE team = ? ORDER BY id DESC LIMIT ?"));
   if (!q.ok()) return q.status();
-  q->Bind(1, static_cast<int64_t>(limit));
+  q->Bind(1, team).Bind(2, static_cast<int64_t>(limit));
   std::vector<kernelseek::v1::Session> sessions;
   while (true) {
     absl::StatusOr<bool> row = q->Step();

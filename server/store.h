@@ -25,9 +25,28 @@ namespace kseek {
 
 enum class TokenKind { kUser, kWorker };
 
+// What a user token may do in its team (see Caller). Worker tokens have none.
+enum class Role { kViewer, kMember, kAdmin };
+
+// "admin", "member", "viewer".
+const char* RoleName(Role role);
+// INVALID_ARGUMENT naming the three roles for anything else.
+absl::StatusOr<Role> ParseRole(const std::string& name);
+
+// The team of tokens and rows made before teams existed (schema version 4).
+inline constexpr char kDefaultTeam[] = "default";
+
 struct TokenRecord {
-  TokenKind kind;
+  int64_t id = 0;
+  TokenKind kind = TokenKind::kUser;
   std::string name;
+  std::string team;           // user tokens only
+  Role role = Role::kViewer;  // user tokens only
+  absl::Time created_at;
+  std::string created_by;     // empty: made with kseek-server token create
+  std::optional<absl::Time> expires_at;
+  std::optional<absl::Time> revoked_at;
+  std::string revoked_by;
 };
 
 // A job that is not finished, as the queue needs it after a restart.
@@ -36,8 +55,10 @@ struct UnfinishedJob {
   std::string lease_id;  // empty when queued
 };
 
-// Which jobs ListJobsMatching returns: the fields that are set must all hold.
+// Which jobs ListJobs returns: those of `team`, and of the other fields the
+// ones that are set must all hold.
 struct JobFilter {
+  std::string team;     // always applied: a team sees only its own jobs
   std::string user;
   kernelseek::v1::JobState state = kernelseek::v1::JOB_STATE_UNSPECIFIED;  // UNSPECIFIED: any
   std::string problem;  // RunOptions.problem: verify, bench and profile jobs only
@@ -47,42 +68,56 @@ struct JobFilter {
 class Store {
  public:
   static absl::StatusOr<std::unique_ptr<Store>> Open(const std::string& path);
+  // Migrates only up to `schema_version`: for tests that make a database as
+  // an older server left it, to check what Open then does with it.
+  static absl::StatusOr<std::unique_ptr<Store>> OpenAtVersion(const std::string& path, int schema_version);
 
   // The schema version this build writes; Open migrates older files up to it.
   static int LatestSchemaVersion();
   absl::StatusOr<int> SchemaVersion();
 
-  absl::Status AddToken(TokenKind kind, const std::string& name, const std::string& sha256_hex, absl::Time now);
+  // Stores a token (all of `record` but id, revoked_at and revoked_by) and returns its id.
+  absl::StatusOr<int64_t> AddToken(const TokenRecord& record, const std::string& sha256_hex);
+  // The token with this hash, revoked or expired ones included (the caller
+  // says why they no longer work). One indexed read: nothing is cached, so a
+  // revocation by another process is seen by the next call.
   absl::StatusOr<std::optional<TokenRecord>> FindToken(const std::string& sha256_hex);
+  // Oldest first; `team` empty: every token, worker tokens included.
+  absl::StatusOr<std::vector<TokenRecord>> ListTokens(const std::string& team);
+  // Marks token `id` revoked by `by` at `now` and returns it. With `team`
+  // non-empty only a user token of that team qualifies. NOT_FOUND for no such
+  // token; FAILED_PRECONDITION when it was already revoked (saying when).
+  absl::StatusOr<TokenRecord> RevokeToken(int64_t id, const std::string& team, const std::string& by, absl::Time now);
 
-  // Stores a new QUEUED job (spec, requirements, user, created) and returns its id.
+  // Stores a new QUEUED job (spec, requirements, user, team, created) and returns its id.
   absl::StatusOr<int64_t> InsertJob(const kernelseek::v1::Job& job);
   absl::Status LeaseJob(int64_t id, const std::string& worker, const std::string& lease_id, int attempts);
   absl::Status RequeueJob(int64_t id);
   // Marks a job SUCCEEDED (with its result) or FAILED (with the reason).
   absl::Status FinishJob(int64_t id, kernelseek::v1::JobState state, const std::string& failure,
                          const kernelseek::v1::JobResult* result, absl::Time now);
+  // Ends a queued or leased job CANCELLED, "cancelled by `by`", with `by` in cancelled_by.
+  absl::Status CancelJob(int64_t id, const std::string& by, absl::Time now);
   absl::StatusOr<std::optional<kernelseek::v1::Job>> GetJob(int64_t id);
   absl::StatusOr<std::vector<UnfinishedJob>> LoadUnfinishedJobs();
-  // Newest first, without source text or results (a listing, not a report).
-  absl::StatusOr<std::vector<kernelseek::v1::Job>> ListJobs(int limit);
-  // The same, only the jobs `filter` matches; filtered in SQL.
-  absl::StatusOr<std::vector<kernelseek::v1::Job>> ListJobsMatching(const JobFilter& filter);
+  // The jobs `filter` matches, newest first, without source text or results
+  // (a listing, not a report); filtered in SQL.
+  absl::StatusOr<std::vector<kernelseek::v1::Job>> ListJobs(const JobFilter& filter);
 
   absl::Status UpsertWorker(const kernelseek::v1::WorkerInfo& worker);
   absl::StatusOr<std::vector<kernelseek::v1::WorkerInfo>> ListWorkers();
 
   // --- Optimization sessions (schema version 3) ---
 
-  // Stores a new session (spec, user, state, created) with its workspace
+  // Stores a new session (spec, user, team, state, created) with its workspace
   // file `spec.kernel_name` holding `spec.kernel_source`; returns its id.
   absl::StatusOr<int64_t> InsertSession(const kernelseek::v1::Session& session);
   // Writes state, steps, best_version, best_speedup, status and updated.
   absl::Status UpdateSession(const kernelseek::v1::Session& session);
   // The session with its full spec (kernel source included) and last_seq.
   absl::StatusOr<std::optional<kernelseek::v1::Session>> GetSession(int64_t id);
-  // Newest first; the specs without kernel source.
-  absl::StatusOr<std::vector<kernelseek::v1::Session>> ListSessions(int limit);
+  // The sessions of `team`, newest first; the specs without kernel source.
+  absl::StatusOr<std::vector<kernelseek::v1::Session>> ListSessions(const std::string& team, int limit);
   absl::StatusOr<std::vector<int64_t>> RunningSessionIds();
 
   // Appends one event with the session's next sequence number (1, 2, ...)
@@ -112,7 +147,7 @@ class Store {
 
  private:
   explicit Store(std::unique_ptr<Database> db) : db_(std::move(db)) {}
-  absl::Status Migrate() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status Migrate(int target_version) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<int> SchemaVersionLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   absl::Mutex mu_;

@@ -74,7 +74,7 @@ struct Stack {
   std::unique_ptr<Store> store = *Store::Open(dir.File("bench.db"));
   ProblemCatalog problems;  // trivial compile jobs need none
   JobQueue queue{store.get(), &clock, &problems, JobQueueOptions{}};
-  Authenticator auth{store.get()};
+  Authenticator auth{store.get(), &clock};
   CoordinatorService coordinator{&queue, &auth, &problems};
   WorkerHubService hub{&queue, &auth};
   std::unique_ptr<grpc::Server> server;
@@ -83,8 +83,12 @@ struct Stack {
   std::string worker_token = *NewToken(TokenKind::kWorker);
 
   Stack() {
-    store->AddToken(TokenKind::kUser, "bench", Sha256Hex(user_token), absl::Now()).IgnoreError();
-    store->AddToken(TokenKind::kWorker, "bench", Sha256Hex(worker_token), absl::Now()).IgnoreError();
+    store->AddToken({.kind = TokenKind::kUser, .name = "bench", .team = kDefaultTeam, .role = Role::kMember,
+                     .created_at = absl::Now()},
+                    Sha256Hex(user_token))
+        .IgnoreError();
+    store->AddToken({.kind = TokenKind::kWorker, .name = "bench", .created_at = absl::Now()}, Sha256Hex(worker_token))
+        .IgnoreError();
     grpc::ServerBuilder builder;
     int port = 0;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
@@ -182,7 +186,7 @@ void Throughput(int worker_count, int jobs) {
   absl::Time submit_start = absl::Now();
   for (int i = 0; i < jobs; ++i) {
     // Queued before the workers start, as a burst of submits finds them.
-    if (!stack.queue.Submit("bench", TrivialSpec(i), SubmitOptions{.wait_for_worker = true}).ok()) {
+    if (!stack.queue.Submit("bench", kDefaultTeam, TrivialSpec(i), SubmitOptions{.wait_for_worker = true}).ok()) {
       std::cerr << "submit failed\n";
       return;
     }
@@ -201,7 +205,7 @@ void Throughput(int worker_count, int jobs) {
   auto runs = executor.runs();
   int duplicated = 0;
   for (const auto& [source, count] : runs) duplicated += count > 1;
-  auto listed = stack.store->ListJobs(jobs + 1);
+  auto listed = stack.store->ListJobs({.team = kDefaultTeam, .limit = jobs + 1});
   int succeeded = 0;
   if (listed.ok()) {
     for (const auto& job : *listed) succeeded += job.state() == kernelseek::v1::JOB_STATE_SUCCEEDED;

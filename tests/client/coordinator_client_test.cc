@@ -103,7 +103,7 @@ TEST_CASE("a rejected token reads as such and exits 3") {
   CoordinatorClient client(CoordinatorClient::MakeChannel(server.address()), "wrong");
   absl::Status status = client.GetJob("7").status();
   CHECK(status.code() == absl::StatusCode::kUnauthenticated);
-  CHECK(DescribeRpcError(status, server.address()) == "token rejected by server");
+  CHECK(DescribeRpcError(status, server.address()) == "token rejected by server: unknown token");
   CHECK(ExitCodeForRpcError(status) == kExitServer);
 }
 

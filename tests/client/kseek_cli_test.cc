@@ -223,7 +223,7 @@ TEST_CASE("compile through a server: exit 0, 1 or 4 by outcome, report on stdout
     ScriptJob(server, FinishedCompile(true));
     Outcome o = RunKseek(absl::StrCat("job 7 --server ", server.address(), " --token nope"));
     CHECK(o.exit_code == 3);
-    CHECK(o.err == "kseek: token rejected by server\n");
+    CHECK(o.err == "kseek: token rejected by server: unknown token\n");
   }
 }
 
@@ -307,7 +307,7 @@ TEST_CASE("a submit no worker can take exits 5 saying how to queue anyway, --wai
   }
 }
 
-TEST_CASE("kseek jobs sends its filters to the server; an unknown state is a usage error naming the states") {
+TEST_CASE("kseek jobs sends its filters to the server - an unknown state is a usage error naming the states") {
   FakeCoordinatorServer server("t");
   server.service().SetJob(FinishedCompile(true));
   std::string flags = absl::StrCat("--server ", server.address(), " --token t");

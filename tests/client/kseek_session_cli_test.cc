@@ -232,7 +232,7 @@ TEST_CASE("kseek sessions, session show and session stop through a server") {
   Outcome bad_token =
       RunKseek(absl::StrCat("sessions --server ", s.server.address(), " --token x"));
   CHECK(bad_token.exit_code == 3);
-  CHECK(bad_token.err == "kseek: token rejected by server\n");
+  CHECK(bad_token.err == "kseek: token rejected by server: unknown token\n");
 }
 
 TEST_CASE("kseek watch follows the trace, resumes after a break and ends with the session") {

@@ -257,6 +257,33 @@ TEST_CASE("worker table shows capabilities and when each worker was last seen") 
         "node-2  offline  -                                  never\n");
 }
 
+TEST_CASE("the token table says who made each token, when it expires and whether it was revoked") {
+  kernelseek::v1::TokenInfo admin;
+  admin.set_id(1);
+  admin.set_name("ada");
+  admin.set_role("admin");
+  SetTime(admin.mutable_created(), kNow - absl::Hours(50));
+  kernelseek::v1::TokenInfo viewer;
+  viewer.set_id(12);
+  viewer.set_name("vic");
+  viewer.set_role("viewer");
+  viewer.set_created_by("ada");
+  SetTime(viewer.mutable_created(), kNow - absl::Minutes(5));
+  SetTime(viewer.mutable_expires(), kNow + absl::Hours(24 * 30));
+  kernelseek::v1::TokenInfo gone = viewer;
+  gone.set_id(13);
+  gone.set_name("old");
+  SetTime(gone.mutable_expires(), kNow - absl::Hours(2));
+  SetTime(gone.mutable_revoked(), kNow - absl::Hours(3));
+  gone.set_revoked_by("ada");
+
+  CHECK(FormatTokenTable({admin, viewer, gone}, kNow) ==
+        "ID  NAME  ROLE    CREATED        EXPIRES         REVOKED\n"
+        " 1  ada   admin   2d ago         never           -\n"
+        "12  vic   viewer  5m ago by ada  in 30d          -\n"
+        "13  old   viewer  5m ago by ada  expired 2h ago  3h ago by ada\n");
+}
+
 TEST_CASE("job details include the failure reason of a failed job") {
   Job job = CompiledJob();
   job.clear_result();

@@ -92,7 +92,7 @@ TEST_CASE("the ncu command line is shown only when asked for") {
       "--kernel $WORK/kernel.so\n"));
 }
 
-TEST_CASE("a failed verdict gives its reason; no kernel says so") {
+TEST_CASE("a failed verdict gives its reason - no kernel says so") {
   ProfileResult profile;
   profile.mutable_compile()->set_success(true);
   profile.set_scenario("corr-fp16-d96-decode");
@@ -116,7 +116,7 @@ TEST_CASE("a failed build is one line after the heading, whatever else the resul
         "the build failed, so nothing was profiled\n");
 }
 
-TEST_CASE("bandwidth in byte/s is shown in GB/s; other units as ncu printed them") {
+TEST_CASE("bandwidth in byte/s is shown in GB/s - other units as ncu printed them") {
   ProfileResult profile = TwoKernels();
   KernelProfile* k = profile.mutable_kernels(0);
   k->clear_metrics();
@@ -163,7 +163,7 @@ TEST_CASE("hot spots follow their kernel's lines: reasons, then one line per ins
                                    "kernel lse_reduce "));
 }
 
-TEST_CASE("a kernel only the stall sampling saw gets its hot spots alone; no samples says so") {
+TEST_CASE("a kernel only the stall sampling saw gets its hot spots alone - no samples says so") {
   ProfileResult profile;
   profile.mutable_compile()->set_success(true);
   profile.set_scenario("s");

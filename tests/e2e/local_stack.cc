@@ -39,6 +39,28 @@ LocalStack::LocalStack() : db_(dir_.File("kseek.db")) {
   }
 }
 
+std::string LocalStack::CreateUserToken(const std::string& name, const std::string& team, const std::string& role,
+                                        const std::vector<std::string>& extra_flags) {
+  std::vector<std::string> args = {"token", "create", "--db", db_, "--user", name, "--team", team, "--role", role};
+  args.insert(args.end(), extra_flags.begin(), extra_flags.end());
+  SubprocessResult result = KseekServer(args);
+  INFO(result.stderr_text);
+  REQUIRE(result.exit_code == 0);
+  std::string token = LastLine(result.stdout_text);
+  REQUIRE(token.size() > 40);
+  return token;
+}
+
+SubprocessResult LocalStack::KseekServer(const std::vector<std::string>& args) {
+  SubprocessSpec spec;
+  spec.argv = {BinDir() + "/kseek-server"};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.time_limit = absl::Seconds(30);
+  auto result = RunSubprocess(spec);
+  REQUIRE(result.ok());
+  return *std::move(result);
+}
+
 void LocalStack::StartServer(const std::vector<std::string>& extra_flags,
                              const std::vector<std::pair<std::string, std::string>>& env) {
   std::string log = dir_.File(absl::StrCat("server-", ++server_starts_, ".log"));

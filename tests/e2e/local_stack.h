@@ -23,8 +23,16 @@ std::string BinDir();
 
 class LocalStack {
  public:
-  // Creates the database and a user and a worker token.
+  // Creates the database and a user token (tester, a member of team
+  // default) and a worker token.
   LocalStack();
+
+  // A user token made by `kseek-server token create` (`extra_flags` e.g.
+  // {"--expires", "1h"}); the test fails, with the command's stderr, if it did.
+  std::string CreateUserToken(const std::string& name, const std::string& team, const std::string& role,
+                              const std::vector<std::string>& extra_flags = {});
+  // Runs `kseek-server ARGS` (token list, token revoke, ...).
+  SubprocessResult KseekServer(const std::vector<std::string>& args);
 
   // Starts (or restarts) the server on a new port with extra flags and
   // environment variables.

@@ -41,7 +41,8 @@ struct Fixture {
     first.set_source(kKernel);
     first.set_seq(1);
     REQUIRE(store->InsertKernelVersion(id, first).ok());
-    tools = std::make_unique<AgentTools>(store.get(), runner != nullptr ? runner : &jobs, id, "tester", spec,
+    tools = std::make_unique<AgentTools>(store.get(), runner != nullptr ? runner : &jobs, id, "tester", kDefaultTeam,
+                                         spec,
                                          [this](const std::string& kind, const std::string& author, nlohmann::json p) {
                                            kernelseek::v1::SessionEvent e;
                                            e.set_kind(kind);
@@ -187,7 +188,8 @@ TEST_CASE("show_sass compiles when needed and names the functions when none matc
 class ProfileJobRunner final : public JobRunner {
  public:
   explicit ProfileJobRunner(bool worker_has_ncu) : worker_has_ncu_(worker_has_ncu) {}
-  absl::StatusOr<kernelseek::v1::Job> Run(const std::string& user, kernelseek::v1::JobSpec spec,
+  absl::StatusOr<kernelseek::v1::Job> Run(const std::string& user, const std::string& team,
+                                          kernelseek::v1::JobSpec spec,
                                           const std::function<bool()>& cancelled) override {
     specs.push_back(spec);
     if (!worker_has_ncu_) {

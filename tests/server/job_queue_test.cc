@@ -71,7 +71,7 @@ struct Fixture {
 
 TEST_CASE("a job goes to a worker whose capabilities match, and only to one") {
   Fixture f;
-  std::string id = f.queue.Submit("ana", CompileSpec("sm_100a"), kQueueAnyway).value();
+  std::string id = f.queue.Submit("ana", kDefaultTeam, CompileSpec("sm_100a"), kQueueAnyway).value();
 
   auto other = f.queue.Synchronize(Idle("old-nvcc", "sm_80,sm_90a")).value();
   REQUIRE(other.desired_state.has_idle());
@@ -89,7 +89,7 @@ TEST_CASE("a job goes to a worker whose capabilities match, and only to one") {
 
 TEST_CASE("syncing while executing keeps the lease alive and shows the stage") {
   Fixture f;
-  std::string id = f.queue.Submit("ana", CompileSpec(), kQueueAnyway).value();
+  std::string id = f.queue.Submit("ana", kDefaultTeam, CompileSpec(), kQueueAnyway).value();
   std::string lease = f.queue.Synchronize(Idle("w1")).value().desired_state.execute().lease_id();
   for (int i = 0; i < 5; ++i) {
     f.clock.Advance(absl::Seconds(8));
@@ -102,7 +102,7 @@ TEST_CASE("syncing while executing keeps the lease alive and shows the stage") {
 
 TEST_CASE("a worker that misses its deadline loses the job to another worker") {
   Fixture f;
-  std::string id = f.queue.Submit("ana", CompileSpec(), kQueueAnyway).value();
+  std::string id = f.queue.Submit("ana", kDefaultTeam, CompileSpec(), kQueueAnyway).value();
   std::string lease1 = f.queue.Synchronize(Idle("w1")).value().desired_state.execute().lease_id();
   f.clock.Advance(absl::Seconds(11));
   f.queue.ExpireLeases();
@@ -128,12 +128,12 @@ TEST_CASE("a worker that misses its deadline loses the job to another worker") {
   // A duplicate of the completion changes nothing.
   f.queue.Synchronize(Completed("w2", lease2, "again")).value();
   REQUIRE(f.queue.GetJob(id)->result().compile().log() == "from w2");
-  REQUIRE(f.queue.ListJobs({.limit = 10})->size() == 1);
+  REQUIRE(f.queue.ListJobs({.team = kDefaultTeam, .limit = 10})->size() == 1);
 }
 
 TEST_CASE("when attempts are used up the job fails with the reason") {
   Fixture f;
-  std::string id = f.queue.Submit("ana", CompileSpec(), kQueueAnyway).value();
+  std::string id = f.queue.Submit("ana", kDefaultTeam, CompileSpec(), kQueueAnyway).value();
   for (int attempt = 0; attempt < 2; ++attempt) {
     REQUIRE(f.queue.Synchronize(Idle("w1")).value().desired_state.has_execute());
     f.clock.Advance(absl::Seconds(11));
@@ -147,7 +147,7 @@ TEST_CASE("when attempts are used up the job fails with the reason") {
 
 TEST_CASE("a worker that comes back idle has lost its job, which is re-queued") {
   Fixture f;
-  std::string id = f.queue.Submit("ana", CompileSpec(), kQueueAnyway).value();
+  std::string id = f.queue.Submit("ana", kDefaultTeam, CompileSpec(), kQueueAnyway).value();
   REQUIRE(f.queue.Synchronize(Idle("w1")).value().desired_state.has_execute());
   // Same worker restarts and reports idle: it gets the job again, as attempt 2.
   auto again = f.queue.Synchronize(Idle("w1")).value();
@@ -157,8 +157,8 @@ TEST_CASE("a worker that comes back idle has lost its job, which is re-queued") 
 
 TEST_CASE("a worker whose process died by a signal mid-job fails that job at once, not re-queued") {
   Fixture f;
-  std::string id = f.queue.Submit("ana", CompileSpec(), kQueueAnyway).value();
-  std::string other = f.queue.Submit("ana", CompileSpec(), kQueueAnyway).value();
+  std::string id = f.queue.Submit("ana", kDefaultTeam, CompileSpec(), kQueueAnyway).value();
+  std::string other = f.queue.Submit("ana", kDefaultTeam, CompileSpec(), kQueueAnyway).value();
   auto got = f.queue.Synchronize(Idle("w1")).value();
   REQUIRE(got.desired_state.execute().job_id() == id);
   // The supervisor started the worker again and it reports the crash.
@@ -198,7 +198,7 @@ TEST_CASE("a second worker process with a live worker's name is refused, and tak
 
 TEST_CASE("a worker whose dropped job still runs takes no lease until it says it is free") {
   Fixture f;
-  std::string id = f.queue.Submit("ana", CompileSpec(), kQueueAnyway).value();
+  std::string id = f.queue.Submit("ana", kDefaultTeam, CompileSpec(), kQueueAnyway).value();
   SynchronizeRequest draining = Idle("w1");
   draining.set_draining("lease L0.1, which the server moved off, still runs here");
   auto busy = f.queue.Synchronize(draining).value();
@@ -210,7 +210,7 @@ TEST_CASE("a worker whose dropped job still runs takes no lease until it says it
 
 TEST_CASE("a worker reporting a lapsed lease is told to drop it and gets no other job in that answer") {
   Fixture f;
-  std::string id = f.queue.Submit("ana", CompileSpec(), kQueueAnyway).value();
+  std::string id = f.queue.Submit("ana", kDefaultTeam, CompileSpec(), kQueueAnyway).value();
   auto got = f.queue.Synchronize(Idle("w1")).value();
   const std::string lease = got.desired_state.execute().lease_id();
   f.clock.Advance(f.options.lease_timeout + absl::Seconds(1));
@@ -220,19 +220,20 @@ TEST_CASE("a worker reporting a lapsed lease is told to drop it and gets no othe
   CHECK(f.queue.GetJob(id)->state() == kernelseek::v1::JOB_STATE_QUEUED);
 }
 
-TEST_CASE("cancel ends a queued or leased job once, for its owner only") {
+TEST_CASE("cancel ends a queued or leased job once and records who cancelled it") {
   Fixture f;
-  std::string queued = f.queue.Submit("ana", CompileSpec(), kQueueAnyway).value();
-  std::string leased = f.queue.Submit("ana", CompileSpec(), kQueueAnyway).value();
-  std::string other = f.queue.Submit("ana", CompileSpec("sm_100a"), kQueueAnyway).value();
+  std::string queued = f.queue.Submit("ana", kDefaultTeam, CompileSpec(), kQueueAnyway).value();
+  std::string leased = f.queue.Submit("ana", kDefaultTeam, CompileSpec(), kQueueAnyway).value();
+  std::string other = f.queue.Submit("ana", kDefaultTeam, CompileSpec("sm_100a"), kQueueAnyway).value();
   // w1 takes the first one; make the second the one it runs.
   auto first = f.queue.Synchronize(Idle("w1")).value();
   REQUIRE(first.desired_state.execute().job_id() == queued);
-  CHECK(f.queue.Cancel("bob", queued).status().code() == absl::StatusCode::kPermissionDenied);
-  absl::StatusOr<kernelseek::v1::Job> cancelled = f.queue.Cancel("ana", queued);
+  absl::StatusOr<kernelseek::v1::Job> cancelled = f.queue.Cancel("carla", queued);
   REQUIRE(cancelled.ok());
   CHECK(cancelled->state() == kernelseek::v1::JOB_STATE_CANCELLED);
-  CHECK(cancelled->failure() == "cancelled by ana");
+  CHECK(cancelled->failure() == "cancelled by carla");
+  CHECK(cancelled->cancelled_by() == "carla");
+  CHECK(cancelled->user() == "ana");
   // The worker still running it is told to drop it.
   auto told = f.queue.Synchronize(Executing("w1", first.desired_state.execute().lease_id())).value();
   CHECK(told.desired_state.has_idle());
@@ -247,7 +248,7 @@ TEST_CASE("cancel ends a queued or leased job once, for its owner only") {
 
 TEST_CASE("an error report fails the job with the worker's message") {
   Fixture f;
-  std::string id = f.queue.Submit("ana", CompileSpec(), kQueueAnyway).value();
+  std::string id = f.queue.Submit("ana", kDefaultTeam, CompileSpec(), kQueueAnyway).value();
   std::string lease = f.queue.Synchronize(Idle("w1")).value().desired_state.execute().lease_id();
   SynchronizeRequest r = Idle("w1");
   r.mutable_current_state()->mutable_completed()->set_lease_id(lease);
@@ -259,8 +260,8 @@ TEST_CASE("an error report fails the job with the worker's message") {
 
 TEST_CASE("jobs are handed out in submission order") {
   Fixture f;
-  std::string a = f.queue.Submit("ana", CompileSpec(), kQueueAnyway).value();
-  std::string b = f.queue.Submit("ana", CompileSpec(), kQueueAnyway).value();
+  std::string a = f.queue.Submit("ana", kDefaultTeam, CompileSpec(), kQueueAnyway).value();
+  std::string b = f.queue.Submit("ana", kDefaultTeam, CompileSpec(), kQueueAnyway).value();
   REQUIRE(f.queue.Synchronize(Idle("w1")).value().desired_state.execute().job_id() == a);
   REQUIRE(f.queue.Synchronize(Idle("w2")).value().desired_state.execute().job_id() == b);
 }
@@ -279,34 +280,34 @@ TEST_CASE("unknown capability keys are rejected") {
 TEST_CASE("bad submissions are refused and nothing is stored") {
   Fixture f;
   JobSpec unknown_arch = CompileSpec("sm_42");
-  auto r1 = f.queue.Submit("ana", unknown_arch, kQueueAnyway);
+  auto r1 = f.queue.Submit("ana", kDefaultTeam, unknown_arch, kQueueAnyway);
   REQUIRE(r1.status().code() == absl::StatusCode::kInvalidArgument);
   REQUIRE_THAT(std::string(r1.status().message()), Catch::Contains("sm_42"));
 
   JobSpec big = CompileSpec();
   big.set_source(std::string((1 << 20) + 1, 'x'));
-  auto r2 = f.queue.Submit("ana", big, kQueueAnyway);
+  auto r2 = f.queue.Submit("ana", kDefaultTeam, big, kQueueAnyway);
   REQUIRE(r2.status().code() == absl::StatusCode::kInvalidArgument);
   REQUIRE_THAT(std::string(r2.status().message()), Catch::Contains("limit"));
 
   for (const char* define : {"X -o /etc/x", "-ccbin=/bin/sh", "--run", "A,-o/etc/x"}) {
     JobSpec bad = CompileSpec();
     bad.mutable_compile()->add_defines(define);
-    auto r = f.queue.Submit("ana", bad, kQueueAnyway);
+    auto r = f.queue.Submit("ana", kDefaultTeam, bad, kQueueAnyway);
     INFO(define);
     REQUIRE(r.status().code() == absl::StatusCode::kInvalidArgument);
   }
   JobSpec bad_name = CompileSpec();
   bad_name.set_source_name("../../etc/passwd");
-  REQUIRE(f.queue.Submit("ana", bad_name, kQueueAnyway).status().code() == absl::StatusCode::kInvalidArgument);
+  REQUIRE(f.queue.Submit("ana", kDefaultTeam, bad_name, kQueueAnyway).status().code() == absl::StatusCode::kInvalidArgument);
 
-  REQUIRE(f.queue.ListJobs({.limit = 10})->empty());
+  REQUIRE(f.queue.ListJobs({.team = kDefaultTeam, .limit = 10})->empty());
 }
 
 TEST_CASE("after a restart queued jobs are queued and a leased job can still be completed") {
   Fixture f;
-  std::string leased = f.queue.Submit("ana", CompileSpec(), kQueueAnyway).value();
-  std::string queued = f.queue.Submit("ana", CompileSpec(), kQueueAnyway).value();
+  std::string leased = f.queue.Submit("ana", kDefaultTeam, CompileSpec(), kQueueAnyway).value();
+  std::string queued = f.queue.Submit("ana", kDefaultTeam, CompileSpec(), kQueueAnyway).value();
   std::string lease = f.queue.Synchronize(Idle("w1")).value().desired_state.execute().lease_id();
 
   JobQueue restarted(f.store.get(), &f.clock, &f.problems, f.options);
@@ -328,7 +329,7 @@ JobSpec RunSpec(kernelseek::v1::JobKind kind, const std::string& scenarios, cons
 
 TEST_CASE("verify and bench jobs get defaults and need a GPU of the arch") {
   Fixture f;
-  std::string id = f.queue.Submit("ana", RunSpec(kernelseek::v1::JOB_KIND_BENCH, ""), kQueueAnyway).value();
+  std::string id = f.queue.Submit("ana", kDefaultTeam, RunSpec(kernelseek::v1::JOB_KIND_BENCH, ""), kQueueAnyway).value();
   auto job = f.queue.GetJob(id).value();
   REQUIRE(job.spec().run().scenarios() == "perf");
   REQUIRE(job.spec().run().baseline() == "cudnn");
@@ -352,38 +353,38 @@ TEST_CASE("verify and bench jobs with unknown problems, scenarios or baselines a
   Fixture f;
   JobSpec unknown_problem = RunSpec(kernelseek::v1::JOB_KIND_VERIFY, "all");
   unknown_problem.mutable_run()->set_problem("softmax_9000");
-  auto r1 = f.queue.Submit("ana", unknown_problem, kQueueAnyway);
+  auto r1 = f.queue.Submit("ana", kDefaultTeam, unknown_problem, kQueueAnyway);
   REQUIRE(r1.status().code() == absl::StatusCode::kInvalidArgument);
   REQUIRE_THAT(std::string(r1.status().message()), Catch::Contains("softmax_9000"));
 
-  auto r2 = f.queue.Submit("ana", RunSpec(kernelseek::v1::JOB_KIND_VERIFY, "no-such-scenario"), kQueueAnyway);
+  auto r2 = f.queue.Submit("ana", kDefaultTeam, RunSpec(kernelseek::v1::JOB_KIND_VERIFY, "no-such-scenario"), kQueueAnyway);
   REQUIRE(r2.status().code() == absl::StatusCode::kInvalidArgument);
   REQUIRE_THAT(std::string(r2.status().message()), Catch::Contains("no-such-scenario"));
 
-  auto r3 = f.queue.Submit("ana", RunSpec(kernelseek::v1::JOB_KIND_BENCH, "perf", "tensorrt"), kQueueAnyway);
+  auto r3 = f.queue.Submit("ana", kDefaultTeam, RunSpec(kernelseek::v1::JOB_KIND_BENCH, "perf", "tensorrt"), kQueueAnyway);
   REQUIRE(r3.status().code() == absl::StatusCode::kInvalidArgument);
   REQUIRE_THAT(std::string(r3.status().message()), Catch::Contains("tensorrt"));
-  auto r4 = f.queue.Submit("ana", RunSpec(kernelseek::v1::JOB_KIND_BENCH, "perf", "fa3,cudnn,fa3"), kQueueAnyway);
+  auto r4 = f.queue.Submit("ana", kDefaultTeam, RunSpec(kernelseek::v1::JOB_KIND_BENCH, "perf", "fa3,cudnn,fa3"), kQueueAnyway);
   REQUIRE(r4.status().code() == absl::StatusCode::kInvalidArgument);
   REQUIRE_THAT(std::string(r4.status().message()), Catch::Contains("appears twice"));
-  REQUIRE(f.queue.ListJobs({.limit = 10})->empty());
+  REQUIRE(f.queue.ListJobs({.team = kDefaultTeam, .limit = 10})->empty());
 }
 
 TEST_CASE("a bench takes several baselines, kept in the order given") {
   Fixture f;
   std::string id =
-      f.queue.Submit("ana", RunSpec(kernelseek::v1::JOB_KIND_BENCH, "perf", "fa3,cudnn"), kQueueAnyway).value();
+      f.queue.Submit("ana", kDefaultTeam, RunSpec(kernelseek::v1::JOB_KIND_BENCH, "perf", "fa3,cudnn"), kQueueAnyway).value();
   REQUIRE(f.queue.GetJob(id)->spec().run().baseline() == "fa3,cudnn");
 }
 
 TEST_CASE("bench rounds default to one, at most 10, and are refused on other kinds") {
   Fixture f;
-  std::string id = f.queue.Submit("ana", RunSpec(kernelseek::v1::JOB_KIND_BENCH, "perf"), kQueueAnyway).value();
+  std::string id = f.queue.Submit("ana", kDefaultTeam, RunSpec(kernelseek::v1::JOB_KIND_BENCH, "perf"), kQueueAnyway).value();
   CHECK(f.queue.GetJob(id).value().spec().run().rounds() == 1);
   for (int n : {-1, 11}) {
     JobSpec spec = RunSpec(kernelseek::v1::JOB_KIND_BENCH, "perf");
     spec.mutable_run()->set_rounds(n);
-    auto r = f.queue.Submit("ana", spec, kQueueAnyway);
+    auto r = f.queue.Submit("ana", kDefaultTeam, spec, kQueueAnyway);
     INFO(n);
     CHECK(r.status().code() == absl::StatusCode::kInvalidArgument);
     CHECK_THAT(std::string(r.status().message()),
@@ -391,12 +392,12 @@ TEST_CASE("bench rounds default to one, at most 10, and are refused on other kin
   }
   JobSpec verify = RunSpec(kernelseek::v1::JOB_KIND_VERIFY, "all");
   verify.mutable_run()->set_rounds(3);
-  auto r = f.queue.Submit("ana", verify, kQueueAnyway);
+  auto r = f.queue.Submit("ana", kDefaultTeam, verify, kQueueAnyway);
   CHECK(r.status().code() == absl::StatusCode::kInvalidArgument);
   CHECK_THAT(std::string(r.status().message()), Catch::Contains("rounds (3) are for bench jobs only, not a verify job"));
   JobSpec three = RunSpec(kernelseek::v1::JOB_KIND_BENCH, "perf");
   three.mutable_run()->set_rounds(3);
-  std::string id3 = f.queue.Submit("ana", three, kQueueAnyway).value();
+  std::string id3 = f.queue.Submit("ana", kDefaultTeam, three, kQueueAnyway).value();
   CHECK(f.queue.GetJob(id3).value().spec().run().rounds() == 3);
 }
 
@@ -405,7 +406,7 @@ TEST_CASE("hotspots are for profile jobs only, at most 50") {
   for (int n : {-1, 51, 1000}) {
     JobSpec spec = RunSpec(kernelseek::v1::JOB_KIND_PROFILE, "perf-bf16-d64-full-s512");
     spec.mutable_run()->set_hotspots(n);
-    auto r = f.queue.Submit("ana", spec, kQueueAnyway);
+    auto r = f.queue.Submit("ana", kDefaultTeam, spec, kQueueAnyway);
     INFO(n);
     CHECK(r.status().code() == absl::StatusCode::kInvalidArgument);
     CHECK_THAT(std::string(r.status().message()),
@@ -414,16 +415,16 @@ TEST_CASE("hotspots are for profile jobs only, at most 50") {
   for (auto kind : {kernelseek::v1::JOB_KIND_VERIFY, kernelseek::v1::JOB_KIND_BENCH}) {
     JobSpec spec = RunSpec(kind, "");
     spec.mutable_run()->set_hotspots(5);
-    auto r = f.queue.Submit("ana", spec, kQueueAnyway);
+    auto r = f.queue.Submit("ana", kDefaultTeam, spec, kQueueAnyway);
     CHECK(r.status().code() == absl::StatusCode::kInvalidArgument);
     CHECK_THAT(std::string(r.status().message()), Catch::Contains("hotspots (5) is for profile jobs only"));
   }
-  REQUIRE(f.queue.ListJobs({.limit = 10})->empty());
+  REQUIRE(f.queue.ListJobs({.team = kDefaultTeam, .limit = 10})->empty());
 
   for (int n : {1, 50}) {
     JobSpec spec = RunSpec(kernelseek::v1::JOB_KIND_PROFILE, "perf-bf16-d64-full-s512");
     spec.mutable_run()->set_hotspots(n);
-    std::string id = f.queue.Submit("ana", spec, kQueueAnyway).value();
+    std::string id = f.queue.Submit("ana", kDefaultTeam, spec, kQueueAnyway).value();
     CHECK(f.queue.GetJob(id).value().spec().run().hotspots() == n);
   }
 }
@@ -432,19 +433,19 @@ TEST_CASE("a profile job names exactly one scenario id and needs a worker with n
   Fixture f;
   for (const char* scenarios :
        {"", "all", "perf", "perf-bf16-d64-full-s512,perf-bf16-d64-causal-s512", "no-such-scenario"}) {
-    auto r = f.queue.Submit("ana", RunSpec(kernelseek::v1::JOB_KIND_PROFILE, scenarios), kQueueAnyway);
+    auto r = f.queue.Submit("ana", kDefaultTeam, RunSpec(kernelseek::v1::JOB_KIND_PROFILE, scenarios), kQueueAnyway);
     INFO(scenarios);
     CHECK(r.status().code() == absl::StatusCode::kInvalidArgument);
     CHECK_THAT(std::string(r.status().message()), Catch::Contains("exactly one scenario id"));
   }
   auto with_baseline =
-      f.queue.Submit("ana", RunSpec(kernelseek::v1::JOB_KIND_PROFILE, "perf-bf16-d64-full-s512", "cudnn"),
+      f.queue.Submit("ana", kDefaultTeam, RunSpec(kernelseek::v1::JOB_KIND_PROFILE, "perf-bf16-d64-full-s512", "cudnn"),
                      kQueueAnyway);
   CHECK(with_baseline.status().code() == absl::StatusCode::kInvalidArgument);
-  REQUIRE(f.queue.ListJobs({.limit = 10})->empty());
+  REQUIRE(f.queue.ListJobs({.team = kDefaultTeam, .limit = 10})->empty());
 
   std::string id =
-      f.queue.Submit("ana", RunSpec(kernelseek::v1::JOB_KIND_PROFILE, "perf-bf16-d64-full-s512"), kQueueAnyway).value();
+      f.queue.Submit("ana", kDefaultTeam, RunSpec(kernelseek::v1::JOB_KIND_PROFILE, "perf-bf16-d64-full-s512"), kQueueAnyway).value();
   auto job = f.queue.GetJob(id).value();
   REQUIRE(job.requirements_size() == 3);
   CHECK(job.requirements(2).key() == "ncu");
@@ -469,28 +470,28 @@ TEST_CASE("a profile job names exactly one scenario id and needs a worker with n
 
 TEST_CASE("Submit refuses a job no connected worker could run, naming what is missing, and stores nothing") {
   Fixture f;
-  absl::StatusOr<std::string> alone = f.queue.Submit("ana", CompileSpec());
+  absl::StatusOr<std::string> alone = f.queue.Submit("ana", kDefaultTeam, CompileSpec());
   CHECK(alone.status().code() == absl::StatusCode::kFailedPrecondition);
   CHECK_THAT(std::string(alone.status().message()), Catch::Contains("no worker is connected"));
 
   REQUIRE(f.queue.Synchronize(Idle("cpu-1")).ok());
-  absl::StatusOr<std::string> verify = f.queue.Submit("ana", RunSpec(kernelseek::v1::JOB_KIND_VERIFY, "all"));
+  absl::StatusOr<std::string> verify = f.queue.Submit("ana", kDefaultTeam, RunSpec(kernelseek::v1::JOB_KIND_VERIFY, "all"));
   CHECK(verify.status().code() == absl::StatusCode::kFailedPrecondition);
   CHECK(std::string(verify.status().message()) ==
         "no connected worker can run this verify job: no connected worker has arch=sm_90 (workers: cpu-1 (no arch, "
         "compile=sm_90a,sm_100a)); nothing was queued");
-  CHECK(f.store->ListJobsMatching(JobFilter{}).value().empty());
+  CHECK(f.store->ListJobs({.team = kDefaultTeam}).value().empty());
 
   // A compile the same worker can run is queued; the verify only when asked.
-  CHECK(f.queue.Submit("ana", CompileSpec()).ok());
-  std::string waiting = f.queue.Submit("ana", RunSpec(kernelseek::v1::JOB_KIND_VERIFY, "all"), kQueueAnyway).value();
+  CHECK(f.queue.Submit("ana", kDefaultTeam, CompileSpec()).ok());
+  std::string waiting = f.queue.Submit("ana", kDefaultTeam, RunSpec(kernelseek::v1::JOB_KIND_VERIFY, "all"), kQueueAnyway).value();
   kernelseek::v1::Job job = f.queue.GetJob(waiting).value();
   CHECK(job.queue_position() == 0);
   CHECK_THAT(job.waiting_for(), Catch::StartsWith("no connected worker has arch=sm_90 (workers: cpu-1"));
 
   // A worker not heard from for offline_after no longer counts, but is named.
   f.clock.Advance(f.options.offline_after + absl::Seconds(1));
-  absl::StatusOr<std::string> offline = f.queue.Submit("ana", CompileSpec());
+  absl::StatusOr<std::string> offline = f.queue.Submit("ana", kDefaultTeam, CompileSpec());
   CHECK(offline.status().code() == absl::StatusCode::kFailedPrecondition);
   CHECK_THAT(std::string(offline.status().message()),
              Catch::Contains("no worker is connected; cpu-1 is offline"));
@@ -500,15 +501,15 @@ TEST_CASE("a queued job's position counts the older jobs its workers take first,
   Fixture f;
   REQUIRE(f.queue.Synchronize(Idle("w90", "sm_90a")).ok());
   REQUIRE(f.queue.Synchronize(Idle("w100", "sm_100a")).ok());
-  std::string first = f.queue.Submit("ana", CompileSpec("sm_90a")).value();
+  std::string first = f.queue.Submit("ana", kDefaultTeam, CompileSpec("sm_90a")).value();
   kernelseek::v1::Job job = f.queue.GetJob(first).value();
   CHECK(job.queue_position() == 1);
   CHECK(job.waiting_for() == "w90 is idle and takes it at its next call");
   REQUIRE(f.queue.Synchronize(Idle("w90", "sm_90a")).value().desired_state.execute().job_id() == first);
 
-  std::string other_arch = f.queue.Submit("ana", CompileSpec("sm_100a")).value();
-  std::string next = f.queue.Submit("ana", CompileSpec("sm_90a")).value();
-  std::string last = f.queue.Submit("ana", CompileSpec("sm_90a")).value();
+  std::string other_arch = f.queue.Submit("ana", kDefaultTeam, CompileSpec("sm_100a")).value();
+  std::string next = f.queue.Submit("ana", kDefaultTeam, CompileSpec("sm_90a")).value();
+  std::string last = f.queue.Submit("ana", kDefaultTeam, CompileSpec("sm_90a")).value();
   const std::string busy = absl::StrCat("its only matching worker is busy (w90 running job ", first, ")");
   // The sm_100a job is older but only w100 can run it: it delays neither.
   CHECK(f.queue.GetJob(next).value().queue_position() == 1);
@@ -517,7 +518,7 @@ TEST_CASE("a queued job's position counts the older jobs its workers take first,
   CHECK(f.queue.GetJob(last).value().waiting_for() == "1 job ahead, " + busy);
   CHECK(f.queue.GetJob(other_arch).value().queue_position() == 1);
 
-  std::vector<kernelseek::v1::Job> listed = f.queue.ListJobs(JobFilter{}).value();
+  std::vector<kernelseek::v1::Job> listed = f.queue.ListJobs({.team = kDefaultTeam}).value();
   REQUIRE(listed.size() == 4);
   CHECK(listed[0].id() == last);
   CHECK(listed[0].queue_position() == 2);
@@ -535,11 +536,11 @@ TEST_CASE("unknown job ids are NOT_FOUND, malformed ones INVALID_ARGUMENT") {
 TEST_CASE("a session's job wait ends CANCELLED, not \"did not finish\", when the queue shuts down") {
   Fixture f;
   // A worker, busy with another job, that could run the session's job.
-  REQUIRE(f.queue.Submit("alice", CompileSpec(), kQueueAnyway).ok());
+  REQUIRE(f.queue.Submit("alice", kDefaultTeam, CompileSpec(), kQueueAnyway).ok());
   REQUIRE(f.queue.Synchronize(Idle("w1")).value().desired_state.has_execute());
   QueueJobRunner runner(&f.queue, absl::Minutes(30));
   absl::StatusOr<kernelseek::v1::Job> result;
-  std::thread waiting([&] { result = runner.Run("alice", CompileSpec(), [] { return false; }); });
+  std::thread waiting([&] { result = runner.Run("alice", kDefaultTeam, CompileSpec(), [] { return false; }); });
   absl::SleepFor(absl::Milliseconds(200));
   f.queue.Shutdown();
   waiting.join();

@@ -93,13 +93,15 @@ class CannedJobRunner final : public JobRunner {
  public:
   explicit CannedJobRunner(std::vector<double> speedups = {1.0}) : speedups_(std::move(speedups)) {}
 
-  absl::StatusOr<kernelseek::v1::Job> Run(const std::string& user, kernelseek::v1::JobSpec spec,
+  absl::StatusOr<kernelseek::v1::Job> Run(const std::string& user, const std::string& team,
+                                          kernelseek::v1::JobSpec spec,
                                           const std::function<bool()>& cancelled) override {
     absl::MutexLock lock(&mu_);
     specs_.push_back(spec);
     kernelseek::v1::Job job;
     job.set_id(std::to_string(specs_.size()));
     job.set_user(user);
+    job.set_team(team);
     job.set_state(kernelseek::v1::JOB_STATE_SUCCEEDED);
     kernelseek::v1::CompileResult compile;
     compile.set_success(spec.source().find("SYNTAX_ERROR") == std::string::npos);

@@ -108,7 +108,7 @@ TEST_CASE("a session edits, measures, is refused below target, is asked a questi
              Turn("Done.", {Call("c10", "finish", R"({"summary":"1.2x"})")})},
             {0.9, 1.2});
   absl::StatusOr<kernelseek::v1::Session> started =
-      f.manager->StartSession("alice", Fixture::Spec(kernelseek::v1::QUESTION_MODE_BANK, 20));
+      f.manager->StartSession("alice", kDefaultTeam, Fixture::Spec(kernelseek::v1::QUESTION_MODE_BANK, 20));
   REQUIRE(started.ok());
   REQUIRE(started->state() == kernelseek::v1::SESSION_STATE_RUNNING);
   kernelseek::v1::Session done = f.Wait(started->id());
@@ -160,7 +160,7 @@ TEST_CASE("a pending human message goes before any bank question, claimed limits
              Turn("Thinking.", {Call("c3", "list_files")})});
   f.llm.GateCall(1);
   absl::StatusOr<kernelseek::v1::Session> started =
-      f.manager->StartSession("alice", Fixture::Spec(kernelseek::v1::QUESTION_MODE_BANK, 3));
+      f.manager->StartSession("alice", kDefaultTeam, Fixture::Spec(kernelseek::v1::QUESTION_MODE_BANK, 3));
   REQUIRE(started.ok());
   absl::StatusOr<int64_t> posted = f.manager->PostMessage("bob", started->id(), "What did the profiler say?");
   REQUIRE(posted.ok());
@@ -189,7 +189,8 @@ TEST_CASE("a pending human message goes before any bank question, claimed limits
 TEST_CASE("self mode hands the agent the trigger's questions, off asks nothing", "[session]") {
   for (auto mode : {kernelseek::v1::QUESTION_MODE_SELF, kernelseek::v1::QUESTION_MODE_OFF}) {
     Fixture f({Turn("It is at the hardware limit.", {Call("c1", "list_files")})});
-    absl::StatusOr<kernelseek::v1::Session> started = f.manager->StartSession("alice", Fixture::Spec(mode, 1));
+    absl::StatusOr<kernelseek::v1::Session> started =
+        f.manager->StartSession("alice", kDefaultTeam, Fixture::Spec(mode, 1));
     REQUIRE(started.ok());
     REQUIRE(f.Wait(started->id()).state() == kernelseek::v1::SESSION_STATE_EXHAUSTED);
     std::vector<SessionEvent> questions = f.EventsOf(started->id(), "question");
@@ -213,7 +214,7 @@ TEST_CASE("bad model output gives the model tool errors and the session goes on"
              absl::ResourceExhaustedError("response from http://x/v1 exceeds 4194304 bytes"),
              Turn("Let me think.")});
   absl::StatusOr<kernelseek::v1::Session> started =
-      f.manager->StartSession("alice", Fixture::Spec(kernelseek::v1::QUESTION_MODE_OFF, 3));
+      f.manager->StartSession("alice", kDefaultTeam, Fixture::Spec(kernelseek::v1::QUESTION_MODE_OFF, 3));
   REQUIRE(started.ok());
   kernelseek::v1::Session done = f.Wait(started->id());
   REQUIRE(done.state() == kernelseek::v1::SESSION_STATE_EXHAUSTED);
@@ -235,7 +236,7 @@ TEST_CASE("an LLM that stays down fails the session with the reason and loses no
   Fixture f({Turn("Reading.", {Call("c1", "read_file", R"({"path":"naive.cu"})")}),
              absl::UnavailableError("POST http://127.0.0.1:1/v1/chat/completions failed after 5 attempts")});
   absl::StatusOr<kernelseek::v1::Session> started =
-      f.manager->StartSession("alice", Fixture::Spec(kernelseek::v1::QUESTION_MODE_BANK, 10));
+      f.manager->StartSession("alice", kDefaultTeam, Fixture::Spec(kernelseek::v1::QUESTION_MODE_BANK, 10));
   REQUIRE(started.ok());
   kernelseek::v1::Session done = f.Wait(started->id());
   REQUIRE(done.state() == kernelseek::v1::SESSION_STATE_FAILED);
@@ -251,7 +252,7 @@ TEST_CASE("a stopped session records nothing after the stop", "[session]") {
   Fixture f({Turn("Reading.", {Call("c1", "read_file", R"({"path":"naive.cu"})")})});
   f.llm.GateCall(1);
   absl::StatusOr<kernelseek::v1::Session> started =
-      f.manager->StartSession("alice", Fixture::Spec(kernelseek::v1::QUESTION_MODE_BANK, 10));
+      f.manager->StartSession("alice", kDefaultTeam, Fixture::Spec(kernelseek::v1::QUESTION_MODE_BANK, 10));
   REQUIRE(started.ok());
   absl::StatusOr<kernelseek::v1::Session> stopped = f.manager->StopSession("bob", started->id());
   REQUIRE(stopped.ok());
@@ -271,7 +272,7 @@ TEST_CASE("a restarted server resumes a running session from its last event", "[
              Turn("never seen: the server went down during this call")});
   f.llm.GateCall(2);
   absl::StatusOr<kernelseek::v1::Session> started =
-      f.manager->StartSession("alice", Fixture::Spec(kernelseek::v1::QUESTION_MODE_BANK, 3));
+      f.manager->StartSession("alice", kDefaultTeam, Fixture::Spec(kernelseek::v1::QUESTION_MODE_BANK, 3));
   REQUIRE(started.ok());
   for (int i = 0; i < 200 && f.llm.calls() < 2; ++i) absl::SleepFor(absl::Milliseconds(25));
   REQUIRE(f.llm.calls() == 2);
@@ -310,7 +311,9 @@ TEST_CASE("a restarted server resumes a running session from its last event", "[
 
 TEST_CASE("bad session specs are refused with the field and nothing is stored", "[session]") {
   Fixture f({});
-  auto code = [&](kernelseek::v1::SessionSpec spec) { return f.manager->StartSession("alice", spec).status(); };
+  auto code = [&](kernelseek::v1::SessionSpec spec) {
+    return f.manager->StartSession("alice", kDefaultTeam, spec).status();
+  };
   auto spec = [] { return Fixture::Spec(kernelseek::v1::QUESTION_MODE_BANK, 10); };
   kernelseek::v1::SessionSpec s = spec();
   s.set_problem("matmul");
@@ -340,16 +343,17 @@ TEST_CASE("bad session specs are refused with the field and nothing is stored", 
   s = spec();
   s.set_bench_rounds(11);
   REQUIRE_THAT(std::string(code(s).message()), Catch::Contains("rounds 11 is outside [1, 10]"));
-  REQUIRE(f.manager->ListSessions(10)->empty());
+  REQUIRE(f.manager->ListSessions(kDefaultTeam, 10)->empty());
 }
 
 TEST_CASE("the store's session schema: migration 3, per-session seqs, pending messages", "[session][store]") {
   kseek::testing::TempDir dir;
   std::unique_ptr<Store> store = *Store::Open(dir.File("kseek.db"));
-  REQUIRE(*store->SchemaVersion() == 3);
-  REQUIRE(Store::LatestSchemaVersion() == 3);
+  REQUIRE(*store->SchemaVersion() == Store::LatestSchemaVersion());
+  REQUIRE(Store::LatestSchemaVersion() >= 3);
   kernelseek::v1::Session session;
   session.set_user("alice");
+  session.set_team(kDefaultTeam);
   session.mutable_spec()->set_kernel_name("k.cu");
   session.mutable_spec()->set_kernel_source("src");
   session.set_state(kernelseek::v1::SESSION_STATE_RUNNING);
@@ -378,7 +382,8 @@ TEST_CASE("the store's session schema: migration 3, per-session seqs, pending me
   REQUIRE(store->UpdateSession(session).ok());
   REQUIRE((*store->GetSession(a))->best_speedup() == Approx(1.2345678901234567).epsilon(1e-14));
   REQUIRE(*store->RunningSessionIds() == std::vector<int64_t>{b});
-  REQUIRE(store->ListSessions(10)->at(0).spec().kernel_source().empty());  // listings leave the source out
+  // Listings leave the source out.
+  REQUIRE(store->ListSessions(kDefaultTeam, 10)->at(0).spec().kernel_source().empty());
   // Reopening an existing file keeps everything.
   store.reset();
   store = *Store::Open(dir.File("kseek.db"));
@@ -425,7 +430,7 @@ double SecondsOf(const std::function<void()>& f) {
 TEST_CASE("Shutdown aborts a hanging LLM call at once, records it, and the session stays resumable", "[session]") {
   HangingFixture f;
   absl::StatusOr<kernelseek::v1::Session> started =
-      f.manager->StartSession("alice", Fixture::Spec(kernelseek::v1::QUESTION_MODE_BANK, 5));
+      f.manager->StartSession("alice", kDefaultTeam, Fixture::Spec(kernelseek::v1::QUESTION_MODE_BANK, 5));
   REQUIRE(started.ok());
   f.AwaitCall();
   CHECK(SecondsOf([&] { f.manager->Shutdown(); }) < 2.0);
@@ -439,7 +444,7 @@ TEST_CASE("stopping a session aborts its hanging LLM call, so a later shutdown d
   // The probe: SIGTERM waited 908 s for the LLM call of a session already stopped.
   HangingFixture f;
   absl::StatusOr<kernelseek::v1::Session> started =
-      f.manager->StartSession("alice", Fixture::Spec(kernelseek::v1::QUESTION_MODE_BANK, 5));
+      f.manager->StartSession("alice", kDefaultTeam, Fixture::Spec(kernelseek::v1::QUESTION_MODE_BANK, 5));
   REQUIRE(started.ok());
   f.AwaitCall();
   REQUIRE(f.manager->StopSession("bob", started->id()).ok());
@@ -480,7 +485,7 @@ TEST_CASE("a user-brought key reaches the LLM client, is never stored, and after
   f.manager = f.MakeManager(&*endpoints);
   f.llm.GateCall(2);
   absl::StatusOr<kernelseek::v1::Session> started =
-      f.manager->StartSession("alice", Fixture::Spec(kernelseek::v1::QUESTION_MODE_BANK, 5), kUserKey);
+      f.manager->StartSession("alice", kDefaultTeam, Fixture::Spec(kernelseek::v1::QUESTION_MODE_BANK, 5), kUserKey);
   INFO(started.status());
   REQUIRE(started.ok());
   REQUIRE(f.keys_seen.size() == 2);  // the probe before storing, the loop's client
@@ -547,7 +552,7 @@ TEST_CASE("StartSession refuses what a hostile user sends for the LLM, and store
   auto start = [&](const std::function<void(kernelseek::v1::LlmConfig*)>& edit, const std::string& key = "") {
     kernelseek::v1::SessionSpec spec = Fixture::Spec(kernelseek::v1::QUESTION_MODE_BANK, 5);
     edit(spec.mutable_llm());
-    return f.manager->StartSession("mallory", spec, key).status();
+    return f.manager->StartSession("mallory", kDefaultTeam, spec, key).status();
   };
   // Probe: --api-key-env SOME_SERVER_VARIABLE --llm-url http://attacker/...
   absl::Status variable = start([](auto* llm) { llm->set_legacy_api_key_env("PATH"); });
@@ -584,7 +589,7 @@ TEST_CASE("StartSession refuses what a hostile user sends for the LLM, and store
           llm->set_endpoint("team");
           llm->set_model("m9");
         }).code() == absl::StatusCode::kInvalidArgument);
-  CHECK(f.manager->ListSessions(10)->empty());
+  CHECK(f.manager->ListSessions(kDefaultTeam, 10)->empty());
 
   // What is allowed: the admin's endpoint by name (default model), and the
   // user's own under an allowed prefix with its key.
@@ -593,7 +598,7 @@ TEST_CASE("StartSession refuses what a hostile user sends for the LLM, and store
             llm->set_endpoint("team");
           }).ok());
   REQUIRE(start([](auto* llm) { llm->set_base_url("http://127.0.0.1:9/v1"); }, kUserKey).ok());
-  std::vector<kernelseek::v1::Session> sessions = *f.manager->ListSessions(10);
+  std::vector<kernelseek::v1::Session> sessions = *f.manager->ListSessions(kDefaultTeam, 10);
   REQUIRE(sessions.size() == 2);
   CHECK(sessions[1].spec().llm().model() == "m1");
   CHECK(!sessions[1].spec().llm().key_from_client());

@@ -20,6 +20,7 @@ using kernelseek::v1::Job;
 Job NewJob(const std::string& user) {
   Job job;
   job.set_user(user);
+  job.set_team(kDefaultTeam);
   job.mutable_spec()->set_kind(kernelseek::v1::JOB_KIND_COMPILE);
   job.mutable_spec()->set_source_name("k.cu");
   job.mutable_spec()->set_source("__global__ void k() {}");
@@ -110,24 +111,25 @@ TEST_CASE("listing shows newest first and leaves out the source") {
   auto store = *Store::Open(dir.File("db.sqlite"));
   store->InsertJob(NewJob("ana")).value();
   store->InsertJob(NewJob("bo")).value();
-  auto jobs = store->ListJobs(10).value();
+  auto jobs = store->ListJobs({.team = kDefaultTeam, .limit = 10}).value();
   REQUIRE(jobs.size() == 2);
   REQUIRE(jobs[0].user() == "bo");
   REQUIRE(jobs[0].spec().source().empty());
-  REQUIRE(store->ListJobs(1).value().size() == 1);
+  REQUIRE(store->ListJobs({.team = kDefaultTeam, .limit = 1}).value().size() == 1);
 }
 
 TEST_CASE("tokens are found by hash with their kind") {
   testing::TempDir dir;
   auto store = *Store::Open(dir.File("db.sqlite"));
-  REQUIRE(store->AddToken(TokenKind::kWorker, "gpu-1", "abc123", absl::Now()).ok());
+  REQUIRE(store->AddToken({.kind = TokenKind::kWorker, .name = "gpu-1", .created_at = absl::Now()}, "abc123").ok());
   auto found = store->FindToken("abc123").value();
   REQUIRE(found.has_value());
   REQUIRE(found->kind == TokenKind::kWorker);
   REQUIRE(found->name == "gpu-1");
   REQUIRE_FALSE(store->FindToken("other").value().has_value());
   // The same hash twice is a constraint violation, not a silent overwrite.
-  REQUIRE_FALSE(store->AddToken(TokenKind::kUser, "x", "abc123", absl::Now()).ok());
+  REQUIRE_FALSE(
+      store->AddToken({.kind = TokenKind::kUser, .name = "x", .team = "t", .created_at = absl::Now()}, "abc123").ok());
 }
 
 }  // namespace
@@ -251,7 +253,7 @@ TEST_CASE("a corrupted database is refused at open with what SQLite found", "[st
   }
 }
 
-TEST_CASE("ListJobsMatching filters by user, state and problem, all of those given, newest first") {
+TEST_CASE("ListJobs filters by team always and by user, state and problem, all of those given, newest first") {
   testing::TempDir dir;
   auto store = *Store::Open(dir.File("db.sqlite"));
   auto verify_of = [](const std::string& user, const std::string& problem) {
@@ -265,9 +267,13 @@ TEST_CASE("ListJobsMatching filters by user, state and problem, all of those giv
   const int64_t bob_verify = store->InsertJob(verify_of("bob", "attention_fwd")).value();
   const int64_t bob_other = store->InsertJob(verify_of("bob", "layernorm")).value();
   REQUIRE(store->FinishJob(bob_verify, kernelseek::v1::JOB_STATE_FAILED, "no", nullptr, absl::Now()).ok());
+  Job other_team = verify_of("bob", "attention_fwd");
+  other_team.set_team("blue");
+  const int64_t bob_blue = store->InsertJob(other_team).value();
 
   auto ids = [&](JobFilter filter) {
-    absl::StatusOr<std::vector<Job>> listed = store->ListJobsMatching(filter);
+    if (filter.team.empty()) filter.team = kDefaultTeam;
+    absl::StatusOr<std::vector<Job>> listed = store->ListJobs(filter);
     REQUIRE(listed.ok());
     std::vector<int64_t> out;
     for (const Job& job : *listed) out.push_back(std::stoll(job.id()));
@@ -281,11 +287,93 @@ TEST_CASE("ListJobsMatching filters by user, state and problem, all of those giv
         std::vector<int64_t>{bob_other});
   CHECK(ids({.user = "bob", .problem = "attention_fwd", .limit = 1}) == std::vector<int64_t>{bob_verify});
   CHECK(ids({.user = "carol"}).empty());
+  CHECK(ids({.team = "blue"}) == std::vector<int64_t>{bob_blue});
+  CHECK(ids({.team = "green"}).empty());
   // Listings carry no source text.
-  absl::StatusOr<std::vector<Job>> ana = store->ListJobsMatching({.user = "ana"});
+  absl::StatusOr<std::vector<Job>> ana = store->ListJobs({.team = kDefaultTeam, .user = "ana"});
   REQUIRE(ana.ok());
   REQUIRE(!ana->empty());
   CHECK(ana->front().spec().source().empty());
+}
+
+TEST_CASE("a database of schema version 3 migrates to teams: its rows join team default, its users as members") {
+  testing::TempDir dir;
+  const std::string path = dir.File("old.sqlite");
+  REQUIRE(Store::OpenAtVersion(path, 3).ok());
+  {
+    // Rows as a server before teams wrote them, with the columns it knew.
+    auto db = Database::Open(path);
+    REQUIRE(db.ok());
+    REQUIRE((*db)->Exec("INSERT INTO tokens (kind, name, sha256, created_at) VALUES ('user', 'ana', 'h-ana', 1), "
+                        "('worker', 'gpu-1', 'h-gpu', 2)")
+                .ok());
+    Job job = NewJob("ana");
+    auto q = (*db)->Prepare(
+        "INSERT INTO jobs (user, kind, spec, requirements, state, created_at) VALUES ('ana', 1, ?, ?, 1, 5)");
+    REQUIRE(q.ok());
+    REQUIRE(q->BindBlob(1, job.spec().SerializeAsString()).BindBlob(2, Job().SerializeAsString()).Run().ok());
+    REQUIRE((*db)->Exec("INSERT INTO sessions (user, spec, state, created_at, updated_at) VALUES ('ana', '', 2, 7, 7)")
+                .ok());
+  }
+  auto store = Store::Open(path);
+  REQUIRE(store.ok());
+  CHECK((*store)->SchemaVersion().value() == Store::LatestSchemaVersion());
+
+  auto ana = (*store)->FindToken("h-ana").value();
+  REQUIRE(ana.has_value());
+  CHECK(ana->name == "ana");
+  CHECK(ana->team == kDefaultTeam);
+  CHECK(ana->role == Role::kMember);
+  CHECK_FALSE(ana->expires_at.has_value());
+  CHECK_FALSE(ana->revoked_at.has_value());
+  auto gpu = (*store)->FindToken("h-gpu").value();
+  REQUIRE(gpu.has_value());
+  CHECK(gpu->kind == TokenKind::kWorker);
+  CHECK(gpu->team.empty());
+
+  auto jobs = (*store)->ListJobs({.team = kDefaultTeam, .limit = 10}).value();
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0].user() == "ana");
+  CHECK(jobs[0].team() == kDefaultTeam);
+  CHECK(jobs[0].spec().source_name() == "k.cu");
+  auto sessions = (*store)->ListSessions(kDefaultTeam, 10).value();
+  REQUIRE(sessions.size() == 1);
+  CHECK(sessions[0].team() == kDefaultTeam);
+  CHECK((*store)->ListJobs({.team = "other", .limit = 10}).value().empty());
+}
+
+TEST_CASE("tokens keep team, role, expiry and author - a revocation is stored once") {
+  testing::TempDir dir;
+  auto store = *Store::Open(dir.File("db.sqlite"));
+  const absl::Time t0 = absl::FromUnixSeconds(1'800'000'000);
+  TokenRecord viewer{.kind = TokenKind::kUser, .name = "vic", .team = "blue", .role = Role::kViewer,
+                     .created_at = t0, .created_by = "ada", .expires_at = t0 + absl::Hours(12)};
+  int64_t id = store->AddToken(viewer, "h-vic").value();
+  REQUIRE(store->AddToken({.kind = TokenKind::kUser, .name = "rex", .team = "red", .role = Role::kAdmin,
+                           .created_at = t0},
+                          "h-rex")
+              .ok());
+  auto found = store->FindToken("h-vic").value();
+  REQUIRE(found.has_value());
+  CHECK(found->id == id);
+  CHECK(found->team == "blue");
+  CHECK(found->role == Role::kViewer);
+  CHECK(found->created_by == "ada");
+  CHECK(found->expires_at == t0 + absl::Hours(12));
+  REQUIRE(store->ListTokens("blue").value().size() == 1);
+  CHECK(store->ListTokens("").value().size() == 2);
+
+  // Scoped to another team, the token does not exist.
+  CHECK(store->RevokeToken(id, "red", "rex", t0).status().code() == absl::StatusCode::kNotFound);
+  auto revoked = store->RevokeToken(id, "blue", "ada", t0 + absl::Minutes(1));
+  REQUIRE(revoked.ok());
+  CHECK(revoked->revoked_at == t0 + absl::Minutes(1));
+  CHECK(store->FindToken("h-vic").value()->revoked_by == "ada");
+  auto again = store->RevokeToken(id, "", "", t0 + absl::Minutes(2));
+  CHECK(again.status().code() == absl::StatusCode::kFailedPrecondition);
+  CHECK_THAT(std::string(again.status().message()),
+             Catch::Contains("already revoked at 2027-01-15 08:01:00 UTC by ada"));
+  CHECK(store->RevokeToken(999, "", "", t0).status().code() == absl::StatusCode::kNotFound);
 }
 
 }  // namespace
