@@ -7,7 +7,7 @@
 #include "proto/kernelseek.grpc.pb.h"
 #include "server/auth.h"
 #include "server/job_queue.h"
-#include "server/problem_catalog.h"
+#include "problem/problem_catalog.h"
 #include "server/session_manager.h"
 
 namespace kseek {

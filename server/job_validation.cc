@@ -10,7 +10,8 @@
 #include "common/profile_text.h"
 #include "common/properties.h"
 #include "common/run_limits.h"
-#include "worker/nvcc_command.h"
+#include "problem/arch.h"
+#include "problem/compile_policy.h"
 
 namespace kseek {
 
@@ -26,7 +27,7 @@ kernelseek::v1::Property MakeProperty(std::string key, std::string value) {
 absl::Status ValidateRunOptions(kernelseek::v1::JobSpec* spec, const ProblemCatalog& problems) {
   const bool bench = spec->kind() == kernelseek::v1::JOB_KIND_BENCH;
   kernelseek::v1::RunOptions* run = spec->mutable_run();
-  absl::StatusOr<const runner::Problem*> problem = problems.Find(run->problem());
+  absl::StatusOr<const Problem*> problem = problems.Find(run->problem());
   if (!problem.ok()) return absl::InvalidArgumentError(problem.status().message());
   if (!bench && run->rounds() != 0) {
     return absl::InvalidArgumentError(
@@ -148,16 +149,12 @@ absl::StatusOr<std::vector<kernelseek::v1::Property>> ValidateJobSpec(kernelseek
   }
   const KnownArch* arch = FindKnownArch(spec.compile().arch());
   if (arch == nullptr) {
-    std::string known;
-    for (const KnownArch& a : KnownArchs()) absl::StrAppend(&known, known.empty() ? "" : ", ", std::string(a.name));
     return absl::InvalidArgumentError(
-        absl::StrCat("unknown arch \"", spec.compile().arch(), "\"; known: ", known));
+        absl::StrCat("unknown arch \"", spec.compile().arch(), "\"; known: ", KnownArchNames()));
   }
   // The same checks the worker makes, against every known arch, so that a
   // bad option is refused here rather than failing on a worker later.
-  std::vector<std::string> all_archs;
-  for (const KnownArch& a : KnownArchs()) all_archs.emplace_back(a.name);
-  if (absl::Status s = NvccCommand("nvcc", all_archs).Validate(spec.compile()); !s.ok()) return s;
+  if (absl::Status s = ValidateCompileOptions(spec.compile()); !s.ok()) return s;
 
   if (!runs) return std::vector<kernelseek::v1::Property>{MakeProperty("compile", std::string(arch->name))};
   if (absl::Status s = ValidateRunOptions(spec_ptr, problems); !s.ok()) return s;

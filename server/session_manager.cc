@@ -109,7 +109,7 @@ absl::StatusOr<Session> SessionManager::FindSession(int64_t sid, const std::stri
 
 absl::Status SessionManager::ValidateSpec(SessionSpec* spec) {
   if (spec->problem().empty()) return absl::InvalidArgumentError("problem is required");
-  if (absl::StatusOr<const runner::Problem*> p = problems_->Find(spec->problem()); !p.ok()) {
+  if (absl::StatusOr<const Problem*> p = problems_->Find(spec->problem()); !p.ok()) {
     return absl::InvalidArgumentError(p.status().message());
   }
   if (spec->verify_scenarios().empty()) spec->set_verify_scenarios("all");

@@ -54,7 +54,7 @@ std::string BaselineTimer::CachePath(const std::string& problem, const std::stri
                       Safe(backend), ".json");
 }
 
-BaselineTimings BaselineTimer::Time(const runner::Problem& problem,
+BaselineTimings BaselineTimer::Time(const Problem& problem,
                                     const std::vector<const kernelseek::v1::ScenarioSpec*>& scenarios,
                                     const std::string& backend, double max_seconds, const std::string& gpu,
                                     const std::string& driver, bool reuse_cached) const {

@@ -24,7 +24,7 @@
 #include "common/temp_dir.h"
 #include "worker/baseline_timer.h"
 #include "worker/ncu_report.h"
-#include "worker/runner/problem.h"
+#include "problem/problem.h"
 #include "common/untrusted_json.h"
 
 namespace kseek {
@@ -157,7 +157,7 @@ absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, 
   const bool bench = spec.kind() == kernelseek::v1::JOB_KIND_BENCH;
   const kernelseek::v1::RunOptions& options = spec.run();
   const std::string manifest_path = ManifestPath(options.problem());
-  absl::StatusOr<runner::Problem> problem = runner::Problem::Load(manifest_path);
+  absl::StatusOr<Problem> problem = Problem::Load(manifest_path);
   if (!problem.ok()) return problem.status();
   auto selected = problem->Select(options.scenarios());
   if (!selected.ok()) return selected.status();
@@ -355,7 +355,7 @@ absl::StatusOr<kernelseek::v1::ProfileResult> RunExecutor::Profile(const kernels
   }
   const kernelseek::v1::RunOptions& options = spec.run();
   const std::string manifest_path = ManifestPath(options.problem());
-  absl::StatusOr<runner::Problem> problem = runner::Problem::Load(manifest_path);
+  absl::StatusOr<Problem> problem = Problem::Load(manifest_path);
   if (!problem.ok()) return problem.status();
   auto selected = problem->Select(options.scenarios());
   if (!selected.ok()) return selected.status();

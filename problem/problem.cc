@@ -1,4 +1,4 @@
-#include "worker/runner/problem.h"
+#include "problem/problem.h"
 
 #include <cmath>
 #include <fstream>
@@ -13,9 +13,8 @@
 #include "absl/strings/str_split.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
-#include "worker/runner/kernel_abi.h"
 
-namespace kseek::runner {
+namespace kseek {
 namespace {
 
 using google::protobuf::FieldDescriptor;
@@ -222,9 +221,9 @@ absl::StatusOr<Problem> Problem::Parse(absl::string_view manifest_text,
     }
   }
   std::set<std::string> scalar_names;
-  if (m.scalar_size() > KSEEK_MAX_SCALARS) {
+  if (m.scalar_size() > kMaxScalars) {
     errors.Add(mf, -1, absl::StrCat(m.scalar_size(), " scalars; the ABI carries at most ",
-                                    KSEEK_MAX_SCALARS));
+                                    kMaxScalars));
   }
   for (int i = 0; i < m.scalar_size(); ++i) {
     const auto& s = m.scalar(i);
@@ -253,9 +252,9 @@ absl::StatusOr<Problem> Problem::Parse(absl::string_view manifest_text,
   all_names.insert(scalar_names.begin(), scalar_names.end());
 
   // Tensors.
-  if (m.tensor_size() == 0 || m.tensor_size() > KSEEK_MAX_TENSORS) {
+  if (m.tensor_size() == 0 || m.tensor_size() > kMaxTensors) {
     errors.Add(mf, -1, absl::StrCat(m.tensor_size(), " tensors; need 1 to ",
-                                    KSEEK_MAX_TENSORS));
+                                    kMaxTensors));
   }
   std::set<std::string> tensor_names;
   bool uses_scenario_dtype = false;
@@ -276,9 +275,9 @@ absl::StatusOr<Problem> Problem::Parse(absl::string_view manifest_text,
       errors.Add(mf, line, absl::StrCat("tensor '", t.name(), "' has no dtype"));
     }
     uses_scenario_dtype |= t.dtype() == kernelseek::v1::DTYPE_SCENARIO;
-    if (t.shape_size() == 0 || t.shape_size() > KSEEK_MAX_RANK) {
+    if (t.shape_size() == 0 || t.shape_size() > kMaxTensorRank) {
       errors.Add(mf, line, absl::StrCat("tensor '", t.name(), "' has rank ", t.shape_size(),
-                                        "; the ABI allows 1 to ", KSEEK_MAX_RANK));
+                                        "; the ABI allows 1 to ", kMaxTensorRank));
     }
     std::vector<Expression> dims;
     for (int d = 0; d < t.shape_size(); ++d) {
@@ -549,4 +548,4 @@ const kernelseek::v1::ToleranceRule* Problem::ToleranceFor(absl::string_view nam
   return nullptr;
 }
 
-}  // namespace kseek::runner
+}  // namespace kseek

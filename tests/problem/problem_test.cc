@@ -2,9 +2,9 @@
 
 #include <string>
 
-#include "worker/runner/problem.h"
+#include "problem/problem.h"
 
-namespace kseek::runner {
+namespace kseek {
 namespace {
 
 // A small valid manifest; tests break one thing at a time.
@@ -128,4 +128,4 @@ TEST_CASE("Load reports a missing scenario file", "[problem]") {
 }
 
 }  // namespace
-}  // namespace kseek::runner
+}  // namespace kseek

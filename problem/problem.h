@@ -2,8 +2,8 @@
 // proto/problem.proto and checked together, so that a typo or an impossible
 // scenario is an error naming the file and line before any GPU work starts.
 // Immutable after Load/Parse; safe to share between threads.
-#ifndef KERNELSEEK_WORKER_RUNNER_PROBLEM_H_
-#define KERNELSEEK_WORKER_RUNNER_PROBLEM_H_
+#ifndef KERNELSEEK_PROBLEM_PROBLEM_H_
+#define KERNELSEEK_PROBLEM_PROBLEM_H_
 
 #include <optional>
 #include <string>
@@ -12,9 +12,16 @@
 
 #include "absl/status/statusor.h"
 #include "proto/problem.pb.h"
-#include "worker/runner/expression.h"
+#include "problem/expression.h"
 
-namespace kseek::runner {
+namespace kseek {
+
+// What the kernel ABI (worker/runner/kernel_abi.h, KSEEK_MAX_*) can carry, so
+// that a manifest the runner could not pack is refused when it is loaded. The
+// runner checks at compile time that these match its macros.
+inline constexpr int kMaxTensorRank = 8;
+inline constexpr int kMaxTensors = 16;
+inline constexpr int kMaxScalars = 16;
 
 class Problem {
  public:
@@ -65,6 +72,6 @@ class Problem {
   std::optional<Expression> flops_;
 };
 
-}  // namespace kseek::runner
+}  // namespace kseek
 
-#endif  // KERNELSEEK_WORKER_RUNNER_PROBLEM_H_
+#endif  // KERNELSEEK_PROBLEM_PROBLEM_H_
