@@ -195,6 +195,7 @@ absl::StatusOr<Problem> Problem::Parse(absl::string_view manifest_text,
   const absl::string_view sf = scenarios_name;
   ErrorList errors;
   Problem problem;
+  problem.digest_ = DigestOf(manifest_text, mf, scenarios_text, sf);
   ProblemManifest& m = problem.manifest_;
   TextFormat::ParseInfoTree manifest_tree;
   if (!ParseText(manifest_text, mf, &m, &manifest_tree, &errors)) return errors.ToStatus();
@@ -453,7 +454,60 @@ absl::StatusOr<Problem> Problem::Parse(absl::string_view manifest_text,
   }
   if (!errors.empty()) return errors.ToStatus();
   problem.scenarios_.assign(file.scenario().begin(), file.scenario().end());
+  // Defaults and baselines: what a job gets when it names none must exist.
+  std::set<std::string> baseline_names;
+  for (const kernelseek::v1::BaselineSpec& b : m.baseline()) {
+    if (b.name().empty() || b.name() == "none" || b.name().find(',') != std::string::npos) {
+      errors.Add(mf, -1, absl::StrCat("baseline '", b.name(), "': a name must be non-empty, not 'none', no ','"));
+    } else if (!baseline_names.insert(b.name()).second) {
+      errors.Add(mf, -1, absl::StrCat("baseline '", b.name(), "' is declared twice"));
+    }
+    if (b.program().empty() || b.program().find('/') != std::string::npos || b.program()[0] == '.') {
+      errors.Add(mf, -1, absl::StrCat("baseline '", b.name(), "': program '", b.program(),
+                                      "' must be a plain file name in the worker's baselines folder"));
+    }
+  }
+  if (!m.default_baseline().empty() && m.default_baseline() != "none" &&
+      baseline_names.count(m.default_baseline()) == 0) {
+    errors.Add(mf, -1, absl::StrCat("default_baseline '", m.default_baseline(),
+                                    "' is not one of the manifest's baselines (",
+                                    baseline_names.empty() ? "none declared" : absl::StrJoin(baseline_names, ", "),
+                                    ")"));
+  }
+  for (const auto& [field, selection] : {std::pair<const char*, const std::string*>{"default_verify_scenarios",
+                                                                                   &m.default_verify_scenarios()},
+                                         {"default_bench_scenarios", &m.default_bench_scenarios()}}) {
+    if (selection->empty()) continue;
+    if (absl::StatusOr<std::vector<const ScenarioSpec*>> chosen = problem.Select(*selection); !chosen.ok()) {
+      errors.Add(mf, -1, absl::StrCat(field, ": ", chosen.status().message()));
+    }
+  }
+  if (!errors.empty()) return errors.ToStatus();
   return problem;
+}
+
+const std::string& Problem::DefaultScenarios(bool bench) const {
+  static const std::string* const kAll = new std::string("all");
+  const std::string& chosen = bench ? manifest_.default_bench_scenarios() : manifest_.default_verify_scenarios();
+  return chosen.empty() ? *kAll : chosen;
+}
+
+const std::string& Problem::DefaultBaseline() const {
+  static const std::string* const kNone = new std::string("none");
+  return manifest_.default_baseline().empty() ? *kNone : manifest_.default_baseline();
+}
+
+std::vector<std::string> Problem::BaselineNames() const {
+  std::vector<std::string> names;
+  for (const kernelseek::v1::BaselineSpec& b : manifest_.baseline()) names.push_back(b.name());
+  return names;
+}
+
+const kernelseek::v1::BaselineSpec* Problem::FindBaseline(absl::string_view name) const {
+  for (const kernelseek::v1::BaselineSpec& b : manifest_.baseline()) {
+    if (b.name() == name) return &b;
+  }
+  return nullptr;
 }
 
 const ScenarioSpec* Problem::FindScenario(absl::string_view id) const {

@@ -29,6 +29,9 @@ absl::Status ValidateRunOptions(kernelseek::v1::JobSpec* spec, const ProblemCata
   kernelseek::v1::RunOptions* run = spec->mutable_run();
   absl::StatusOr<const Problem*> problem = problems.Find(run->problem());
   if (!problem.ok()) return absl::InvalidArgumentError(problem.status().message());
+  // What the worker checks its own files against: the scenario ids below are
+  // checked against these files, and mean these shapes.
+  *run->mutable_problem_digest() = (*problem)->digest();
   if (!bench && run->rounds() != 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("rounds (", run->rounds(), ") are for bench jobs only, not a ",
@@ -56,7 +59,7 @@ absl::Status ValidateRunOptions(kernelseek::v1::JobSpec* spec, const ProblemCata
         absl::StrCat("hotspots (", run->hotspots(), ") is for profile jobs only, not a ",
                      bench ? "bench" : "verify", " job"));
   }
-  if (run->scenarios().empty()) run->set_scenarios(bench ? "perf" : "all");
+  if (run->scenarios().empty()) run->set_scenarios((*problem)->DefaultScenarios(bench));
   absl::StatusOr<std::vector<const kernelseek::v1::ScenarioSpec*>> selected = (*problem)->Select(run->scenarios());
   if (!selected.ok()) return absl::InvalidArgumentError(selected.status().message());
   if (selected->empty()) {
@@ -71,8 +74,11 @@ absl::Status ValidateRunOptions(kernelseek::v1::JobSpec* spec, const ProblemCata
     return absl::InvalidArgumentError(
         absl::StrCat("rounds ", run->rounds(), " is outside [1, ", kMaxBenchRounds, "]"));
   }
-  if (run->baseline().empty()) run->set_baseline("cudnn");
-  if (absl::StatusOr<std::vector<std::string>> baselines = ParseBaselineList(run->baseline()); !baselines.ok()) {
+  if (run->baseline().empty()) run->set_baseline((*problem)->DefaultBaseline());
+  // The names this problem's manifest declares, each with the program that times it.
+  if (absl::StatusOr<std::vector<std::string>> baselines =
+          ParseBaselineList(run->baseline(), (*problem)->BaselineNames());
+      !baselines.ok()) {
     return baselines.status();
   }
   if (run->max_seconds_per_scenario() == 0) run->set_max_seconds_per_scenario(kDefaultSecondsPerScenario);

@@ -17,7 +17,7 @@ TEST_CASE("KnownArchs maps every arch to its virtual arch") {
   CHECK(FindKnownArch("sm_91") == nullptr);
 }
 
-TEST_CASE("KnownArchNames lists every arch for error messages, oldest first") {
+TEST_CASE("KnownArchNames lists every arch oldest first for error messages") {
   const std::string names = KnownArchNames();
   CHECK(names.substr(0, 13) == "sm_75, sm_80,");
   CHECK(names.find("sm_90, sm_90a, sm_100") != std::string::npos);

@@ -14,7 +14,7 @@ CompileOptions Options(std::string arch) {
   return o;
 }
 
-TEST_CASE("ValidateCompileOptions refuses defines that try to smuggle flags, naming the value") {
+TEST_CASE("ValidateCompileOptions refuses defines that try to smuggle flags and names the value") {
   for (std::string bad : {"-o/etc/x", "X=1 -o/etc/x", "X=a,-o/etc/x", "X=\"q\"", "X='q'", "X=a\\b",
                           "X=a;b", "1X", "", "X Y", "--run", "X\t=1", "X=a\nb"}) {
     CompileOptions o = Options("sm_90a");
@@ -26,7 +26,7 @@ TEST_CASE("ValidateCompileOptions refuses defines that try to smuggle flags, nam
   }
 }
 
-TEST_CASE("ValidateCompileOptions refuses unknown, malformed and unsupported archs") {
+TEST_CASE("ValidateCompileOptions refuses unknown or malformed or unsupported archs") {
   for (std::string bad : {"sm_91", "sm_90a -o /etc/x", "compute_90a", "-ccbin", "SM_90A"}) {
     absl::Status s = ValidateCompileOptions(Options(bad));
     INFO("arch: " << bad);
