@@ -9,8 +9,13 @@
 namespace kseek {
 
 absl::StatusOr<std::vector<std::string>> ParseBaselineList(absl::string_view value) {
+  return ParseBaselineList(value, std::vector<std::string>(std::begin(kKnownBaselines), std::end(kKnownBaselines)));
+}
+
+absl::StatusOr<std::vector<std::string>> ParseBaselineList(absl::string_view value,
+                                                           const std::vector<std::string>& known_names) {
   if (value == "none") return std::vector<std::string>{};
-  const std::string known = absl::StrJoin(kKnownBaselines, ", ");
+  const std::string known = known_names.empty() ? "none declared" : absl::StrJoin(known_names, ", ");
   std::vector<std::string> names;
   for (absl::string_view part : absl::StrSplit(value, ',')) {
     if (part.empty()) {
@@ -21,7 +26,7 @@ absl::StatusOr<std::vector<std::string>> ParseBaselineList(absl::string_view val
       return absl::InvalidArgumentError(
           absl::StrCat("baseline list \"", value, "\": none stands alone, not beside other baselines"));
     }
-    if (std::find(std::begin(kKnownBaselines), std::end(kKnownBaselines), part) == std::end(kKnownBaselines)) {
+    if (std::find(known_names.begin(), known_names.end(), part) == known_names.end()) {
       return absl::InvalidArgumentError(
           absl::StrCat("unknown baseline \"", part, "\" in \"", value, "\"; known: ", known, ", or none"));
     }

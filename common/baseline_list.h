@@ -21,6 +21,11 @@ inline constexpr const char* kKnownBaselines[] = {"cudnn", "fa2", "fa3", "fa4"};
 // or "none" beside others).
 absl::StatusOr<std::vector<std::string>> ParseBaselineList(absl::string_view value);
 
+// As above, with the names a problem's manifest declares (Problem::BaselineNames)
+// in place of kKnownBaselines.
+absl::StatusOr<std::vector<std::string>> ParseBaselineList(absl::string_view value,
+                                                           const std::vector<std::string>& known_names);
+
 }  // namespace kseek
 
 #endif  // KERNELSEEK_COMMON_BASELINE_LIST_H_

@@ -155,7 +155,7 @@ grpc::Status CoordinatorService::ListScenarios(grpc::ServerContext* context,
                                                kernelseek::v1::ListScenariosResponse* response) {
   absl::StatusOr<Caller> caller = auth_->CheckUser(*context);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
-  absl::StatusOr<const runner::Problem*> problem = problems_->Find(request->problem());
+  absl::StatusOr<const Problem*> problem = problems_->Find(request->problem());
   if (!problem.ok()) return ToGrpcStatus(problem.status());
   *response->mutable_problem() = (*problem)->manifest();
   for (const kernelseek::v1::ScenarioSpec& scenario : (*problem)->scenarios()) {

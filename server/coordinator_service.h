@@ -10,7 +10,7 @@
 #include "server/auth.h"
 #include "server/caller.h"
 #include "server/job_queue.h"
-#include "server/problem_catalog.h"
+#include "problem/problem_catalog.h"
 #include "server/session_manager.h"
 #include "server/token_registry.h"
 

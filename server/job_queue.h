@@ -27,7 +27,7 @@
 #include "absl/time/time.h"
 #include "common/clock.h"
 #include "proto/kernelseek.pb.h"
-#include "server/problem_catalog.h"
+#include "problem/problem_catalog.h"
 #include "server/store.h"
 
 namespace kseek {

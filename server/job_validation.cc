@@ -10,7 +10,8 @@
 #include "common/profile_text.h"
 #include "common/properties.h"
 #include "common/run_limits.h"
-#include "worker/nvcc_command.h"
+#include "problem/arch.h"
+#include "problem/compile_policy.h"
 
 namespace kseek {
 
@@ -26,8 +27,11 @@ kernelseek::v1::Property MakeProperty(std::string key, std::string value) {
 absl::Status ValidateRunOptions(kernelseek::v1::JobSpec* spec, const ProblemCatalog& problems) {
   const bool bench = spec->kind() == kernelseek::v1::JOB_KIND_BENCH;
   kernelseek::v1::RunOptions* run = spec->mutable_run();
-  absl::StatusOr<const runner::Problem*> problem = problems.Find(run->problem());
+  absl::StatusOr<const Problem*> problem = problems.Find(run->problem());
   if (!problem.ok()) return absl::InvalidArgumentError(problem.status().message());
+  // What the worker checks its own files against: the scenario ids below are
+  // checked against these files, and mean these shapes.
+  *run->mutable_problem_digest() = (*problem)->digest();
   if (!bench && run->rounds() != 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("rounds (", run->rounds(), ") are for bench jobs only, not a ",
@@ -55,7 +59,7 @@ absl::Status ValidateRunOptions(kernelseek::v1::JobSpec* spec, const ProblemCata
         absl::StrCat("hotspots (", run->hotspots(), ") is for profile jobs only, not a ",
                      bench ? "bench" : "verify", " job"));
   }
-  if (run->scenarios().empty()) run->set_scenarios(bench ? "perf" : "all");
+  if (run->scenarios().empty()) run->set_scenarios((*problem)->DefaultScenarios(bench));
   absl::StatusOr<std::vector<const kernelseek::v1::ScenarioSpec*>> selected = (*problem)->Select(run->scenarios());
   if (!selected.ok()) return absl::InvalidArgumentError(selected.status().message());
   if (selected->empty()) {
@@ -70,8 +74,11 @@ absl::Status ValidateRunOptions(kernelseek::v1::JobSpec* spec, const ProblemCata
     return absl::InvalidArgumentError(
         absl::StrCat("rounds ", run->rounds(), " is outside [1, ", kMaxBenchRounds, "]"));
   }
-  if (run->baseline().empty()) run->set_baseline("cudnn");
-  if (absl::StatusOr<std::vector<std::string>> baselines = ParseBaselineList(run->baseline()); !baselines.ok()) {
+  if (run->baseline().empty()) run->set_baseline((*problem)->DefaultBaseline());
+  // The names this problem's manifest declares, each with the program that times it.
+  if (absl::StatusOr<std::vector<std::string>> baselines =
+          ParseBaselineList(run->baseline(), (*problem)->BaselineNames());
+      !baselines.ok()) {
     return baselines.status();
   }
   if (run->max_seconds_per_scenario() == 0) run->set_max_seconds_per_scenario(kDefaultSecondsPerScenario);
@@ -148,16 +155,12 @@ absl::StatusOr<std::vector<kernelseek::v1::Property>> ValidateJobSpec(kernelseek
   }
   const KnownArch* arch = FindKnownArch(spec.compile().arch());
   if (arch == nullptr) {
-    std::string known;
-    for (const KnownArch& a : KnownArchs()) absl::StrAppend(&known, known.empty() ? "" : ", ", std::string(a.name));
     return absl::InvalidArgumentError(
-        absl::StrCat("unknown arch \"", spec.compile().arch(), "\"; known: ", known));
+        absl::StrCat("unknown arch \"", spec.compile().arch(), "\"; known: ", KnownArchNames()));
   }
   // The same checks the worker makes, against every known arch, so that a
   // bad option is refused here rather than failing on a worker later.
-  std::vector<std::string> all_archs;
-  for (const KnownArch& a : KnownArchs()) all_archs.emplace_back(a.name);
-  if (absl::Status s = NvccCommand("nvcc", all_archs).Validate(spec.compile()); !s.ok()) return s;
+  if (absl::Status s = ValidateCompileOptions(spec.compile()); !s.ok()) return s;
 
   if (!runs) return std::vector<kernelseek::v1::Property>{MakeProperty("compile", std::string(arch->name))};
   if (absl::Status s = ValidateRunOptions(spec_ptr, problems); !s.ok()) return s;

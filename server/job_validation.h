@@ -12,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "proto/kernelseek.pb.h"
-#include "server/problem_catalog.h"
+#include "problem/problem_catalog.h"
 
 namespace kseek {
 

@@ -47,7 +47,7 @@
 #include "server/job_runner.h"
 #include "server/llm/curl_http_client.h"
 #include "server/llm_endpoints.h"
-#include "server/problem_catalog.h"
+#include "problem/problem_catalog.h"
 #include "server/question_bank.h"
 #include "server/session_manager.h"
 #include "server/store.h"

@@ -109,12 +109,11 @@ absl::StatusOr<Session> SessionManager::FindSession(int64_t sid, const std::stri
 
 absl::Status SessionManager::ValidateSpec(SessionSpec* spec) {
   if (spec->problem().empty()) return absl::InvalidArgumentError("problem is required");
-  if (absl::StatusOr<const runner::Problem*> p = problems_->Find(spec->problem()); !p.ok()) {
-    return absl::InvalidArgumentError(p.status().message());
-  }
-  if (spec->verify_scenarios().empty()) spec->set_verify_scenarios("all");
-  if (spec->bench_scenarios().empty()) spec->set_bench_scenarios("perf");
-  if (spec->baseline().empty()) spec->set_baseline("cudnn");
+  absl::StatusOr<const Problem*> problem = problems_->Find(spec->problem());
+  if (!problem.ok()) return absl::InvalidArgumentError(problem.status().message());
+  if (spec->verify_scenarios().empty()) spec->set_verify_scenarios((*problem)->DefaultScenarios(false));
+  if (spec->bench_scenarios().empty()) spec->set_bench_scenarios((*problem)->DefaultScenarios(true));
+  if (spec->baseline().empty()) spec->set_baseline((*problem)->DefaultBaseline());
   // The jobs the tools will submit must pass the queue's own checks.
   for (kernelseek::v1::JobKind kind :
        {kernelseek::v1::JOB_KIND_COMPILE, kernelseek::v1::JOB_KIND_VERIFY, kernelseek::v1::JOB_KIND_BENCH}) {

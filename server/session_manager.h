@@ -25,7 +25,7 @@
 #include "server/agent_loop.h"
 #include "server/job_runner.h"
 #include "server/llm/llm_client.h"
-#include "server/problem_catalog.h"
+#include "problem/problem_catalog.h"
 #include "server/question_bank.h"
 #include "server/store.h"
 

@@ -54,7 +54,7 @@ std::string BaselineTimer::CachePath(const std::string& problem, const std::stri
                       Safe(backend), ".json");
 }
 
-BaselineTimings BaselineTimer::Time(const runner::Problem& problem,
+BaselineTimings BaselineTimer::Time(const Problem& problem,
                                     const std::vector<const kernelseek::v1::ScenarioSpec*>& scenarios,
                                     const std::string& backend, double max_seconds, const std::string& gpu,
                                     const std::string& driver, bool reuse_cached) const {
@@ -92,7 +92,13 @@ BaselineTimings BaselineTimer::Time(const runner::Problem& problem,
   auto fail_all = [&](const std::string& why) {
     for (const json& item : request["scenarios"]) timings.by_id[item["id"].get<std::string>()].error = why;
   };
-  const std::string script = absl::StrCat(config_.baselines_dir, "/", problem_name, "_baseline.py");
+  // The program the manifest names for this baseline.
+  const kernelseek::v1::BaselineSpec* declared = problem.FindBaseline(backend);
+  if (declared == nullptr) {
+    fail_all(absl::StrCat("problem ", problem_name, " declares no baseline \"", backend, "\""));
+    return timings;
+  }
+  const std::string script = absl::StrCat(config_.baselines_dir, "/", declared->program());
   if (!std::filesystem::exists(script)) {
     fail_all(absl::StrCat("no baseline program for ", problem_name, " (", script, ")"));
     return timings;

@@ -18,7 +18,7 @@
 
 #include "absl/time/time.h"
 #include "proto/problem.pb.h"
-#include "worker/runner/problem.h"
+#include "problem/problem.h"
 
 namespace kseek {
 
@@ -49,7 +49,7 @@ class BaselineTimer {
 
   // Times `backend` on `scenarios`; every scenario gets an entry, with an
   // error where the baseline could not run it.
-  BaselineTimings Time(const runner::Problem& problem, const std::vector<const kernelseek::v1::ScenarioSpec*>& scenarios,
+  BaselineTimings Time(const Problem& problem, const std::vector<const kernelseek::v1::ScenarioSpec*>& scenarios,
                        const std::string& backend, double max_seconds, const std::string& gpu,
                        const std::string& driver, bool reuse_cached) const;
 

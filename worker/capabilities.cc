@@ -18,7 +18,7 @@
 #include "absl/strings/strip.h"
 #include "common/baseline_list.h"
 #include "common/subprocess.h"
-#include "worker/nvcc_command.h"
+#include "problem/arch.h"
 
 namespace kseek {
 namespace {

@@ -22,10 +22,11 @@
 #include "common/profile_text.h"
 #include "common/subprocess.h"
 #include "common/temp_dir.h"
+#include "common/untrusted_json.h"
+#include "problem/problem.h"
+#include "problem/problem_digest.h"
 #include "worker/baseline_timer.h"
 #include "worker/ncu_report.h"
-#include "worker/runner/problem.h"
-#include "common/untrusted_json.h"
 
 namespace kseek {
 namespace {
@@ -157,8 +158,11 @@ absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, 
   const bool bench = spec.kind() == kernelseek::v1::JOB_KIND_BENCH;
   const kernelseek::v1::RunOptions& options = spec.run();
   const std::string manifest_path = ManifestPath(options.problem());
-  absl::StatusOr<runner::Problem> problem = runner::Problem::Load(manifest_path);
+  absl::StatusOr<Problem> problem = Problem::Load(manifest_path);
   if (!problem.ok()) return problem.status();
+  if (absl::Status s = CheckProblemDigest(options.problem(), options.problem_digest(), problem->digest()); !s.ok()) {
+    return s;
+  }
   auto selected = problem->Select(options.scenarios());
   if (!selected.ok()) return selected.status();
   if (access(config_.runner_path.c_str(), X_OK) != 0) {
@@ -190,7 +194,8 @@ absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, 
   std::vector<std::string> baselines;
   if (bench) {
     absl::StatusOr<std::vector<std::string>> parsed =
-        ParseBaselineList(options.baseline().empty() ? "cudnn" : options.baseline());
+        ParseBaselineList(options.baseline().empty() ? problem->DefaultBaseline() : options.baseline(),
+                          problem->BaselineNames());
     if (!parsed.ok()) return parsed.status();
     baselines = *std::move(parsed);
   }
@@ -355,8 +360,11 @@ absl::StatusOr<kernelseek::v1::ProfileResult> RunExecutor::Profile(const kernels
   }
   const kernelseek::v1::RunOptions& options = spec.run();
   const std::string manifest_path = ManifestPath(options.problem());
-  absl::StatusOr<runner::Problem> problem = runner::Problem::Load(manifest_path);
+  absl::StatusOr<Problem> problem = Problem::Load(manifest_path);
   if (!problem.ok()) return problem.status();
+  if (absl::Status s = CheckProblemDigest(options.problem(), options.problem_digest(), problem->digest()); !s.ok()) {
+    return s;
+  }
   auto selected = problem->Select(options.scenarios());
   if (!selected.ok()) return selected.status();
   if (selected->size() != 1) {

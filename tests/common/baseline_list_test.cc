@@ -26,5 +26,15 @@ TEST_CASE("ParseBaselineList names the bad entry") {
   check("cuDNN", "unknown baseline \"cuDNN\"");
 }
 
+TEST_CASE("a baseline list is checked against the names a problem's manifest declares") {
+  const std::vector<std::string> gemm = {"cublas", "cutlass"};
+  CHECK(*ParseBaselineList("cutlass,cublas", gemm) == std::vector<std::string>{"cutlass", "cublas"});
+  CHECK(ParseBaselineList("none", gemm)->empty());
+  absl::StatusOr<std::vector<std::string>> cudnn = ParseBaselineList("cudnn", gemm);
+  CHECK(cudnn.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(cudnn.status().message() == "unknown baseline \"cudnn\" in \"cudnn\"; known: cublas, cutlass, or none");
+  CHECK(ParseBaselineList("x", {}).status().message() == "unknown baseline \"x\" in \"x\"; known: none declared, or none");
+}
+
 }  // namespace
 }  // namespace kseek

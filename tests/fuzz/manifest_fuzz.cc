@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "absl/strings/string_view.h"
-#include "worker/runner/problem.h"
+#include "problem/problem.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   absl::string_view text(reinterpret_cast<const char*>(data), size);
@@ -12,7 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t cut = text.find("\n=====\n");
   const absl::string_view manifest = cut == absl::string_view::npos ? text : text.substr(0, cut);
   const absl::string_view scenarios = cut == absl::string_view::npos ? "" : text.substr(cut + 7);
-  auto problem = kseek::runner::Problem::Parse(manifest, "problem.textproto", scenarios, "scenarios.textproto");
+  auto problem = kseek::Problem::Parse(manifest, "problem.textproto", scenarios, "scenarios.textproto");
   if (problem.ok()) {
     for (const auto& scenario : problem->scenarios()) {
       (void)problem->Flops(scenario);

@@ -35,7 +35,7 @@ std::string Read(const std::string& path) {
 
 struct Fixture {
   testing::TempDir dir;
-  runner::Problem problem = *runner::Problem::Load(KSEEK_SOURCE_DIR "/scenarios/attention_fwd/problem.textproto");
+  Problem problem = *Problem::Load(KSEEK_SOURCE_DIR "/scenarios/attention_fwd/problem.textproto");
   std::vector<const kernelseek::v1::ScenarioSpec*> scenarios;
   BaselineTimer timer{{.python = "python3",
                        .baselines_dir = dir.path(),
@@ -108,7 +108,7 @@ request = json.load(open(sys.argv[2]))
 print(json.dumps({"baseline": request["backend"], "version": os.environ.get("PYTHONPATH", "").split(":")[0],
                   "results": [{"id": s["id"], "ok": True, "median_ms": 1.0} for s in request["scenarios"]]}))
 )py";
-  runner::Problem problem = *runner::Problem::Load(KSEEK_SOURCE_DIR "/scenarios/attention_fwd/problem.textproto");
+  Problem problem = *Problem::Load(KSEEK_SOURCE_DIR "/scenarios/attention_fwd/problem.textproto");
   std::vector<const kernelseek::v1::ScenarioSpec*> scenarios = *problem.Select("perf-bf16-d64-full-s512");
   BaselineTimer timer{{.python = "python3",
                        .python_path = dir.File("site-0123"),

@@ -59,53 +59,12 @@ TEST_CASE("CubinArgv passes the options a user may choose") {
   CHECK(argv->end()[-2] == "/w/k.cubin");
 }
 
-TEST_CASE("Validate refuses defines that try to smuggle flags, naming the value") {
-  for (std::string bad : {"-o/etc/x", "X=1 -o/etc/x", "X=a,-o/etc/x", "X=\"q\"", "X='q'", "X=a\\b",
-                          "X=a;b", "1X", "", "X Y", "--run", "X\t=1", "X=a\nb"}) {
-    CompileOptions o = Options("sm_90a");
-    o.add_defines(bad);
-    absl::Status s = Command().Validate(o);
-    INFO("define: " << bad);
-    CHECK(s.code() == absl::StatusCode::kInvalidArgument);
-    CHECK(s.message().find("define '" + bad + "'") != std::string::npos);
-  }
-}
-
-TEST_CASE("Validate refuses unknown, malformed and unsupported archs") {
-  for (std::string bad : {"sm_91", "sm_90a -o /etc/x", "compute_90a", "-ccbin", "SM_90A"}) {
-    absl::Status s = Command().Validate(Options(bad));
-    INFO("arch: " << bad);
-    CHECK(s.code() == absl::StatusCode::kInvalidArgument);
-    CHECK(s.message().find("'" + bad + "'") != std::string::npos);
-  }
-  // Known, but not in this worker's compile capability.
+TEST_CASE("Validate refuses a known arch this worker's nvcc cannot build for") {
   absl::Status s = Command().Validate(Options("sm_120a"));
   CHECK(s.code() == absl::StatusCode::kInvalidArgument);
   CHECK(s.message().find("not supported by this worker") != std::string::npos);
-  CHECK(Command().Validate(Options("")).code() == absl::StatusCode::kInvalidArgument);
-}
-
-TEST_CASE("Validate bounds opt_level and max_registers") {
-  CompileOptions o = Options("sm_90a");
-  for (int level : {0, 1, 2, 3}) {
-    o.set_opt_level(level);
-    CHECK(Command().Validate(o).ok());
-  }
-  for (int level : {-1, 4}) {
-    o.set_opt_level(level);
-    CHECK(Command().Validate(o).code() == absl::StatusCode::kInvalidArgument);
-  }
-  o.set_opt_level(0);
-  for (int regs : {0, 16, 255}) {
-    o.set_max_registers(regs);
-    CHECK(Command().Validate(o).ok());
-  }
-  for (int regs : {-1, 15, 256}) {
-    o.set_max_registers(regs);
-    absl::Status s = Command().Validate(o);
-    CHECK(s.code() == absl::StatusCode::kInvalidArgument);
-    CHECK(s.message().find(std::to_string(regs)) != std::string::npos);
-  }
+  CHECK(s.message().find("sm_90,sm_90a,sm_100,sm_100a") != std::string::npos);
+  CHECK(Command().Validate(Options("sm_100a")).ok());
 }
 
 TEST_CASE("SharedObjectArgv builds a loadable object with the same checks") {
@@ -124,17 +83,6 @@ TEST_CASE("SharedObjectArgv builds a loadable object with the same checks") {
   o.add_defines("-o/etc/x");
   CHECK(Command().SharedObjectArgv(o, "/w/k.cu", "/w/kernel.so").status().code() ==
         absl::StatusCode::kInvalidArgument);
-}
-
-TEST_CASE("KnownArchs maps every arch to its virtual arch") {
-  for (const KnownArch& arch : KnownArchs()) {
-    CHECK(arch.compute.substr(0, 8) == "compute_");
-    CHECK(arch.compute.substr(8) == arch.name.substr(3));
-    CHECK(FindKnownArch(arch.name) == &arch);
-  }
-  CHECK(FindKnownArch("sm_90a") != nullptr);
-  CHECK(FindKnownArch("sm_100a")->base == "sm_100");
-  CHECK(FindKnownArch("sm_91") == nullptr);
 }
 
 }  // namespace

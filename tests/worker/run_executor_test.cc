@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "problem/problem.h"
+#include "problem/problem_digest.h"
 #include "tests/testing/temp_dir.h"
 #include "tests/worker/ncu_samples.h"
 
@@ -203,6 +205,51 @@ for s in request["scenarios"]:
         results.append({"id": s["id"], "ok": True, "median_ms": 2.0 if backend == "cudnn" else 0.5})
 print(json.dumps({"baseline": backend, "version": backend + " 1", "results": results}))
 )py";
+
+TEST_CASE("a job whose problem digest differs from this worker's files fails before anything runs") {
+  testing::TempDir dir;
+  CompilerConfig compiler_config;
+  compiler_config.nvcc_path = kNvccPath;
+  compiler_config.supported_archs = {"sm_90a"};
+  compiler_config.temp_dir = dir.path();
+  compiler_config.time_limit = absl::Seconds(120);
+  Compiler compiler(compiler_config);
+  RunExecutorConfig config;
+  config.runner_path = dir.File("no-runner");  // the check after the digest's fails
+  config.scenarios_dir = std::string(KSEEK_SOURCE_DIR) + "/scenarios";
+  config.temp_dir = dir.path();
+  RunExecutor executor(&compiler, config);
+
+  kernelseek::v1::JobSpec spec;
+  spec.set_kind(kernelseek::v1::JOB_KIND_VERIFY);
+  spec.set_source_name("k.cu");
+  spec.set_source(kKernel);
+  spec.mutable_compile()->set_arch("sm_90a");
+  spec.mutable_run()->set_problem("attention_fwd");
+  spec.mutable_run()->set_scenarios(kScenario);
+  // The server's copy: the same manifest, a scenario file with other shapes.
+  absl::StatusOr<Problem> mine = Problem::Load(config.scenarios_dir + "/attention_fwd/problem.textproto");
+  REQUIRE(mine.ok());
+  kernelseek::v1::ProblemDigest server = mine->digest();
+  server.set_scenarios_file("/srv/kseek/scenarios/attention_fwd/scenarios.textproto");
+  server.set_scenarios_sha256(Sha256Hex("other shapes"));
+  *spec.mutable_run()->mutable_problem_digest() = server;
+  std::vector<std::string> stages;
+  absl::StatusOr<kernelseek::v1::RunResult> result =
+      executor.Run(spec, [&](const std::string& stage, const kernelseek::v1::Progress&) { stages.push_back(stage); });
+  CHECK(result.status().code() == absl::StatusCode::kFailedPrecondition);
+  const std::string message(result.status().message());
+  CHECK(message.find("problem \"attention_fwd\" differs between the server and this worker") != std::string::npos);
+  CHECK(message.find("/srv/kseek/scenarios/attention_fwd/scenarios.textproto has sha256 " +
+                     server.scenarios_sha256()) != std::string::npos);
+  CHECK(message.find(mine->digest().scenarios_file() + " " + mine->digest().scenarios_sha256()) != std::string::npos);
+  CHECK(stages.empty());  // not even built
+
+  // The same files: past the digest, to the next check.
+  *spec.mutable_run()->mutable_problem_digest() = mine->digest();
+  result = executor.Run(spec, [](const std::string&, const kernelseek::v1::Progress&) {});
+  CHECK(result.status().message() == "kseek-runner not found at " + dir.File("no-runner"));
+}
 
 TEST_CASE("a bench with two baselines times each after every chunk of the candidate") {
   if (!HaveNvcc()) {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "nlohmann/json.hpp"
-#include "worker/runner/expression.h"
+#include "problem/expression.h"
 #include "worker/runner/timing_stats.h"
 #include "worker/runner/tolerance.h"
 

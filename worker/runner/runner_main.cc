@@ -24,7 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/version.h"
-#include "worker/runner/problem.h"
+#include "problem/problem.h"
 #include "worker/runner/reference.h"
 #include "worker/runner/run_log.h"
 #include "worker/runner/scenario_layout.h"
@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
   const std::string mode = flags["mode"];
   if (mode != "verify" && mode != "bench") Die("--mode must be verify or bench, not '" + mode + "'");
 
-  absl::StatusOr<kseek::runner::Problem> problem = kseek::runner::Problem::Load(flags["problem"]);
+  absl::StatusOr<kseek::Problem> problem = kseek::Problem::Load(flags["problem"]);
   if (!problem.ok()) Die(std::string(problem.status().message()));
   const std::string selection = flags.count("scenarios") ? flags["scenarios"] : "all";
   auto selected = problem->Select(selection);

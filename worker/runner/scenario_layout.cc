@@ -5,6 +5,11 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
+// Problem::Load refuses manifests by these limits; packing relies on them.
+static_assert(KSEEK_MAX_RANK == kseek::kMaxTensorRank, "problem/problem.h and kernel_abi.h disagree on the rank");
+static_assert(KSEEK_MAX_TENSORS == kseek::kMaxTensors, "problem/problem.h and kernel_abi.h disagree on tensors");
+static_assert(KSEEK_MAX_SCALARS == kseek::kMaxScalars, "problem/problem.h and kernel_abi.h disagree on scalars");
+
 namespace kseek::runner {
 
 using kernelseek::v1::TensorDtype;

@@ -12,9 +12,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "proto/problem.pb.h"
-#include "worker/runner/expression.h"
+#include "problem/expression.h"
 #include "worker/runner/kernel_abi.h"
-#include "worker/runner/problem.h"
+#include "problem/problem.h"
 
 namespace kseek::runner {
 

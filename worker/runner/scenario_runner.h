@@ -16,7 +16,7 @@
 #include "worker/runner/device_buffer.h"
 #include "worker/runner/gpu_clock.h"
 #include "worker/runner/kernel_abi.h"
-#include "worker/runner/problem.h"
+#include "problem/problem.h"
 #include "worker/runner/reference.h"
 #include "worker/runner/run_report.h"
 

@@ -1,9 +1,8 @@
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
-#include "worker/runner/expression.h"
+#include "problem/expression.h"
 
-namespace kseek::runner {
+namespace kseek {
 namespace {
 
 TEST_CASE("Expression evaluates the attention FLOP formula", "[expression]") {
@@ -51,4 +50,4 @@ TEST_CASE("Expression evaluation errors name the problem", "[expression]") {
 }
 
 }  // namespace
-}  // namespace kseek::runner
+}  // namespace kseek

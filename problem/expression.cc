@@ -1,4 +1,4 @@
-#include "worker/runner/expression.h"
+#include "problem/expression.h"
 
 #include <cctype>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
-namespace kseek::runner {
+namespace kseek {
 
 struct Expression::Node {
   enum class Kind { kNumber, kName, kUnary, kBinary, kCall };
@@ -283,4 +283,4 @@ std::vector<std::string> Expression::Names() const {
   return {names.begin(), names.end()};
 }
 
-}  // namespace kseek::runner
+}  // namespace kseek

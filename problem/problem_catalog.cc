@@ -1,4 +1,4 @@
-#include "server/problem_catalog.h"
+#include "problem/problem_catalog.h"
 
 #include <filesystem>
 
@@ -14,7 +14,7 @@ absl::StatusOr<ProblemCatalog> ProblemCatalog::Load(const std::string& scenarios
   for (const auto& entry : std::filesystem::directory_iterator(scenarios_dir, error)) {
     std::filesystem::path manifest = entry.path() / "problem.textproto";
     if (!std::filesystem::exists(manifest, error)) continue;
-    absl::StatusOr<runner::Problem> problem = runner::Problem::Load(manifest.string());
+    absl::StatusOr<Problem> problem = Problem::Load(manifest.string());
     if (!problem.ok()) return problem.status();
     std::string name = problem->manifest().name();
     catalog.problems_.emplace(name, *std::move(problem));
@@ -22,7 +22,7 @@ absl::StatusOr<ProblemCatalog> ProblemCatalog::Load(const std::string& scenarios
   return catalog;
 }
 
-absl::StatusOr<const runner::Problem*> ProblemCatalog::Find(const std::string& name) const {
+absl::StatusOr<const Problem*> ProblemCatalog::Find(const std::string& name) const {
   auto it = problems_.find(name);
   if (it == problems_.end()) {
     return absl::NotFoundError(absl::StrCat("unknown problem \"", name, "\"; known: ",

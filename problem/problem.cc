@@ -1,4 +1,4 @@
-#include "worker/runner/problem.h"
+#include "problem/problem.h"
 
 #include <cmath>
 #include <fstream>
@@ -13,9 +13,8 @@
 #include "absl/strings/str_split.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
-#include "worker/runner/kernel_abi.h"
 
-namespace kseek::runner {
+namespace kseek {
 namespace {
 
 using google::protobuf::FieldDescriptor;
@@ -196,6 +195,7 @@ absl::StatusOr<Problem> Problem::Parse(absl::string_view manifest_text,
   const absl::string_view sf = scenarios_name;
   ErrorList errors;
   Problem problem;
+  problem.digest_ = DigestOf(manifest_text, mf, scenarios_text, sf);
   ProblemManifest& m = problem.manifest_;
   TextFormat::ParseInfoTree manifest_tree;
   if (!ParseText(manifest_text, mf, &m, &manifest_tree, &errors)) return errors.ToStatus();
@@ -222,9 +222,9 @@ absl::StatusOr<Problem> Problem::Parse(absl::string_view manifest_text,
     }
   }
   std::set<std::string> scalar_names;
-  if (m.scalar_size() > KSEEK_MAX_SCALARS) {
+  if (m.scalar_size() > kMaxScalars) {
     errors.Add(mf, -1, absl::StrCat(m.scalar_size(), " scalars; the ABI carries at most ",
-                                    KSEEK_MAX_SCALARS));
+                                    kMaxScalars));
   }
   for (int i = 0; i < m.scalar_size(); ++i) {
     const auto& s = m.scalar(i);
@@ -253,9 +253,9 @@ absl::StatusOr<Problem> Problem::Parse(absl::string_view manifest_text,
   all_names.insert(scalar_names.begin(), scalar_names.end());
 
   // Tensors.
-  if (m.tensor_size() == 0 || m.tensor_size() > KSEEK_MAX_TENSORS) {
+  if (m.tensor_size() == 0 || m.tensor_size() > kMaxTensors) {
     errors.Add(mf, -1, absl::StrCat(m.tensor_size(), " tensors; need 1 to ",
-                                    KSEEK_MAX_TENSORS));
+                                    kMaxTensors));
   }
   std::set<std::string> tensor_names;
   bool uses_scenario_dtype = false;
@@ -276,9 +276,9 @@ absl::StatusOr<Problem> Problem::Parse(absl::string_view manifest_text,
       errors.Add(mf, line, absl::StrCat("tensor '", t.name(), "' has no dtype"));
     }
     uses_scenario_dtype |= t.dtype() == kernelseek::v1::DTYPE_SCENARIO;
-    if (t.shape_size() == 0 || t.shape_size() > KSEEK_MAX_RANK) {
+    if (t.shape_size() == 0 || t.shape_size() > kMaxTensorRank) {
       errors.Add(mf, line, absl::StrCat("tensor '", t.name(), "' has rank ", t.shape_size(),
-                                        "; the ABI allows 1 to ", KSEEK_MAX_RANK));
+                                        "; the ABI allows 1 to ", kMaxTensorRank));
     }
     std::vector<Expression> dims;
     for (int d = 0; d < t.shape_size(); ++d) {
@@ -454,7 +454,60 @@ absl::StatusOr<Problem> Problem::Parse(absl::string_view manifest_text,
   }
   if (!errors.empty()) return errors.ToStatus();
   problem.scenarios_.assign(file.scenario().begin(), file.scenario().end());
+  // Defaults and baselines: what a job gets when it names none must exist.
+  std::set<std::string> baseline_names;
+  for (const kernelseek::v1::BaselineSpec& b : m.baseline()) {
+    if (b.name().empty() || b.name() == "none" || b.name().find(',') != std::string::npos) {
+      errors.Add(mf, -1, absl::StrCat("baseline '", b.name(), "': a name must be non-empty, not 'none', no ','"));
+    } else if (!baseline_names.insert(b.name()).second) {
+      errors.Add(mf, -1, absl::StrCat("baseline '", b.name(), "' is declared twice"));
+    }
+    if (b.program().empty() || b.program().find('/') != std::string::npos || b.program()[0] == '.') {
+      errors.Add(mf, -1, absl::StrCat("baseline '", b.name(), "': program '", b.program(),
+                                      "' must be a plain file name in the worker's baselines folder"));
+    }
+  }
+  if (!m.default_baseline().empty() && m.default_baseline() != "none" &&
+      baseline_names.count(m.default_baseline()) == 0) {
+    errors.Add(mf, -1, absl::StrCat("default_baseline '", m.default_baseline(),
+                                    "' is not one of the manifest's baselines (",
+                                    baseline_names.empty() ? "none declared" : absl::StrJoin(baseline_names, ", "),
+                                    ")"));
+  }
+  for (const auto& [field, selection] : {std::pair<const char*, const std::string*>{"default_verify_scenarios",
+                                                                                   &m.default_verify_scenarios()},
+                                         {"default_bench_scenarios", &m.default_bench_scenarios()}}) {
+    if (selection->empty()) continue;
+    if (absl::StatusOr<std::vector<const ScenarioSpec*>> chosen = problem.Select(*selection); !chosen.ok()) {
+      errors.Add(mf, -1, absl::StrCat(field, ": ", chosen.status().message()));
+    }
+  }
+  if (!errors.empty()) return errors.ToStatus();
   return problem;
+}
+
+const std::string& Problem::DefaultScenarios(bool bench) const {
+  static const std::string* const kAll = new std::string("all");
+  const std::string& chosen = bench ? manifest_.default_bench_scenarios() : manifest_.default_verify_scenarios();
+  return chosen.empty() ? *kAll : chosen;
+}
+
+const std::string& Problem::DefaultBaseline() const {
+  static const std::string* const kNone = new std::string("none");
+  return manifest_.default_baseline().empty() ? *kNone : manifest_.default_baseline();
+}
+
+std::vector<std::string> Problem::BaselineNames() const {
+  std::vector<std::string> names;
+  for (const kernelseek::v1::BaselineSpec& b : manifest_.baseline()) names.push_back(b.name());
+  return names;
+}
+
+const kernelseek::v1::BaselineSpec* Problem::FindBaseline(absl::string_view name) const {
+  for (const kernelseek::v1::BaselineSpec& b : manifest_.baseline()) {
+    if (b.name() == name) return &b;
+  }
+  return nullptr;
 }
 
 const ScenarioSpec* Problem::FindScenario(absl::string_view id) const {
@@ -549,4 +602,4 @@ const kernelseek::v1::ToleranceRule* Problem::ToleranceFor(absl::string_view nam
   return nullptr;
 }
 
-}  // namespace kseek::runner
+}  // namespace kseek

@@ -9,9 +9,9 @@
 #include <string>
 #include <tuple>
 
-#include "worker/runner/problem.h"
+#include "problem/problem.h"
 
-namespace kseek::runner {
+namespace kseek {
 namespace {
 
 using kernelseek::v1::ScenarioSpec;
@@ -124,4 +124,4 @@ TEST_CASE("the committed scenario file is what the generator writes", "[scenario
 }
 
 }  // namespace
-}  // namespace kseek::runner
+}  // namespace kseek

@@ -4,8 +4,8 @@
 // parentheses, sqrt/min/max/floor/ceil) has no loops or side effects, so a
 // manifest can only make the runner do arithmetic. Immutable after Parse;
 // copies share the tree; safe to use from several threads.
-#ifndef KERNELSEEK_WORKER_RUNNER_EXPRESSION_H_
-#define KERNELSEEK_WORKER_RUNNER_EXPRESSION_H_
+#ifndef KERNELSEEK_PROBLEM_EXPRESSION_H_
+#define KERNELSEEK_PROBLEM_EXPRESSION_H_
 
 #include <map>
 #include <memory>
@@ -15,7 +15,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace kseek::runner {
+namespace kseek {
 
 // Values of symbols and scalars by name.
 using Bindings = std::map<std::string, double, std::less<>>;
@@ -44,6 +44,6 @@ class Expression {
   std::shared_ptr<const Node> root_;
 };
 
-}  // namespace kseek::runner
+}  // namespace kseek
 
-#endif  // KERNELSEEK_WORKER_RUNNER_EXPRESSION_H_
+#endif  // KERNELSEEK_PROBLEM_EXPRESSION_H_

@@ -2,9 +2,9 @@
 
 #include <string>
 
-#include "worker/runner/problem.h"
+#include "problem/problem.h"
 
-namespace kseek::runner {
+namespace kseek {
 namespace {
 
 // A small valid manifest; tests break one thing at a time.
@@ -69,6 +69,42 @@ TEST_CASE("A valid manifest parses with its scenarios", "[problem]") {
   CHECK_THAT(std::string(unknown.status().message()), Catch::Contains("'zzz'"));
 }
 
+TEST_CASE("The manifest says a job's default scenarios and baseline", "[problem]") {
+  auto bare = Problem::Parse(kManifest, "m.textproto", kScenarios, "s.textproto");
+  REQUIRE(bare.ok());
+  CHECK(bare->DefaultScenarios(false) == "all");
+  CHECK(bare->DefaultScenarios(true) == "all");
+  CHECK(bare->DefaultBaseline() == "none");
+  CHECK(bare->FindBaseline("cudnn") == nullptr);
+
+  const std::string with_defaults = std::string(kManifest) +
+                                    "baseline { name: \"ref\" program: \"toy_baseline.py\" }\n"
+                                    "default_verify_scenarios: \"a\"\n"
+                                    "default_bench_scenarios: \"small\"\n"
+                                    "default_baseline: \"ref\"\n";
+  auto problem = Problem::Parse(with_defaults, "m.textproto", kScenarios, "s.textproto");
+  REQUIRE(problem.ok());
+  CHECK(problem->DefaultScenarios(false) == "a");
+  CHECK(problem->DefaultScenarios(true) == "small");
+  CHECK(problem->DefaultBaseline() == "ref");
+  REQUIRE(problem->FindBaseline("ref") != nullptr);
+  CHECK(problem->FindBaseline("ref")->program() == "toy_baseline.py");
+}
+
+TEST_CASE("Manifest defaults must name a declared baseline and a selection that exists", "[problem]") {
+  const std::string baseline = "baseline { name: \"ref\" program: \"toy_baseline.py\" }\n";
+  CHECK_THAT(ErrorOf(std::string(kManifest) + baseline + "default_baseline: \"cudnn\"\n", kScenarios),
+             Catch::Contains("default_baseline 'cudnn' is not one of the manifest's baselines (ref)"));
+  CHECK_THAT(ErrorOf(std::string(kManifest) + "default_bench_scenarios: \"perf\"\n", kScenarios),
+             Catch::Contains("default_bench_scenarios: --scenarios: 'perf' is neither"));
+  CHECK_THAT(ErrorOf(std::string(kManifest) + baseline + baseline, kScenarios),
+             Catch::Contains("baseline 'ref' is declared twice"));
+  CHECK_THAT(ErrorOf(std::string(kManifest) + "baseline { name: \"x\" program: \"../x.py\" }\n", kScenarios),
+             Catch::Contains("program '../x.py' must be a plain file name"));
+  CHECK_THAT(ErrorOf(std::string(kManifest) + "baseline { name: \"none\" program: \"n.py\" }\n", kScenarios),
+             Catch::Contains("baseline 'none': a name must be"));
+}
+
 TEST_CASE("Manifest syntax errors carry file, line and column", "[problem]") {
   std::string typo = Replace(kManifest, "flops:", "flop:");
   CHECK_THAT(ErrorOf(typo, kScenarios), Catch::Contains("m.textproto:12:"));
@@ -128,4 +164,4 @@ TEST_CASE("Load reports a missing scenario file", "[problem]") {
 }
 
 }  // namespace
-}  // namespace kseek::runner
+}  // namespace kseek

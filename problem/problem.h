@@ -2,8 +2,8 @@
 // proto/problem.proto and checked together, so that a typo or an impossible
 // scenario is an error naming the file and line before any GPU work starts.
 // Immutable after Load/Parse; safe to share between threads.
-#ifndef KERNELSEEK_WORKER_RUNNER_PROBLEM_H_
-#define KERNELSEEK_WORKER_RUNNER_PROBLEM_H_
+#ifndef KERNELSEEK_PROBLEM_PROBLEM_H_
+#define KERNELSEEK_PROBLEM_PROBLEM_H_
 
 #include <optional>
 #include <string>
@@ -12,9 +12,17 @@
 
 #include "absl/status/statusor.h"
 #include "proto/problem.pb.h"
-#include "worker/runner/expression.h"
+#include "problem/expression.h"
+#include "problem/problem_digest.h"
 
-namespace kseek::runner {
+namespace kseek {
+
+// What the kernel ABI (worker/runner/kernel_abi.h, KSEEK_MAX_*) can carry, so
+// that a manifest the runner could not pack is refused when it is loaded. The
+// runner checks at compile time that these match its macros.
+inline constexpr int kMaxTensorRank = 8;
+inline constexpr int kMaxTensors = 16;
+inline constexpr int kMaxScalars = 16;
 
 class Problem {
  public:
@@ -31,6 +39,8 @@ class Problem {
 
   const kernelseek::v1::ProblemManifest& manifest() const { return manifest_; }
   const std::vector<kernelseek::v1::ScenarioSpec>& scenarios() const { return scenarios_; }
+  // SHA-256 of the manifest and scenario text as read, with their names.
+  const kernelseek::v1::ProblemDigest& digest() const { return digest_; }
 
   // nullptr when no scenario has that id.
   const kernelseek::v1::ScenarioSpec* FindScenario(absl::string_view id) const;
@@ -39,6 +49,17 @@ class Problem {
   // list of ids. INVALID_ARGUMENT naming an unknown id.
   absl::StatusOr<std::vector<const kernelseek::v1::ScenarioSpec*>> Select(
       absl::string_view selection) const;
+
+  // What a verify (bench = false) or bench job that names no scenarios runs:
+  // the manifest's default_*_scenarios, else "all".
+  const std::string& DefaultScenarios(bool bench) const;
+  // What a bench that names no baseline is timed against: the manifest's
+  // default_baseline, else "none".
+  const std::string& DefaultBaseline() const;
+  // nullptr when the manifest declares no baseline called `name`.
+  const kernelseek::v1::BaselineSpec* FindBaseline(absl::string_view name) const;
+  // The names of the manifest's baselines, in its order.
+  std::vector<std::string> BaselineNames() const;
 
   // Every symbol and every scalar of `scenario` (defaults applied) by name.
   absl::StatusOr<Bindings> BindingsFor(const kernelseek::v1::ScenarioSpec& scenario) const;
@@ -58,6 +79,7 @@ class Problem {
   Problem() = default;
 
   kernelseek::v1::ProblemManifest manifest_;
+  kernelseek::v1::ProblemDigest digest_;
   std::vector<kernelseek::v1::ScenarioSpec> scenarios_;
   std::vector<std::vector<Expression>> tensor_shapes_;  // per tensor, per dim
   std::vector<Expression> scalar_defaults_;             // per scalar
@@ -65,6 +87,6 @@ class Problem {
   std::optional<Expression> flops_;
 };
 
-}  // namespace kseek::runner
+}  // namespace kseek
 
-#endif  // KERNELSEEK_WORKER_RUNNER_PROBLEM_H_
+#endif  // KERNELSEEK_PROBLEM_PROBLEM_H_

@@ -1,0 +1,51 @@
+#include "problem/problem_digest.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "problem/problem.h"
+
+namespace kseek {
+namespace {
+
+using kernelseek::v1::ProblemDigest;
+
+TEST_CASE("Sha256Hex is SHA-256 in lowercase hex", "[digest]") {
+  CHECK(Sha256Hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(Sha256Hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+
+TEST_CASE("Problem::Load records the digest of both files it read", "[digest]") {
+  const std::string dir = std::string(KSEEK_SOURCE_DIR) + "/scenarios/attention_fwd";
+  absl::StatusOr<Problem> problem = Problem::Load(dir + "/problem.textproto");
+  REQUIRE(problem.ok());
+  const ProblemDigest& digest = problem->digest();
+  CHECK(digest.manifest_file() == dir + "/problem.textproto");
+  CHECK(digest.scenarios_file() == dir + "/scenarios.textproto");
+  CHECK(digest.manifest_sha256().size() == 64);
+  CHECK(digest.scenarios_sha256().size() == 64);
+  CHECK(digest.manifest_sha256() != digest.scenarios_sha256());
+}
+
+TEST_CASE("CheckProblemDigest accepts equal digests and a job without one", "[digest]") {
+  ProblemDigest mine = DigestOf("name: \"p\"", "/w/p/problem.textproto", "scenario {}", "/w/p/s.textproto");
+  ProblemDigest server = DigestOf("name: \"p\"", "/srv/p/problem.textproto", "scenario {}", "/srv/p/s.textproto");
+  CHECK(CheckProblemDigest("p", server, mine).ok());  // the paths may differ, the bytes may not
+  CHECK(CheckProblemDigest("p", ProblemDigest(), mine).ok());
+}
+
+TEST_CASE("CheckProblemDigest refuses other scenarios naming both files and digests", "[digest]") {
+  ProblemDigest mine = DigestOf("name: \"p\"", "/w/p/problem.textproto", "scenario { id: \"a\" }", "/w/p/s.textproto");
+  ProblemDigest server =
+      DigestOf("name: \"p\"", "/srv/p/problem.textproto", "scenario { id: \"b\" }", "/srv/p/s.textproto");
+  absl::Status s = CheckProblemDigest("p", server, mine);
+  CHECK(s.code() == absl::StatusCode::kFailedPrecondition);
+  const std::string message(s.message());
+  CHECK(message.find("problem \"p\" differs") != std::string::npos);
+  CHECK(message.find("/srv/p/s.textproto has sha256 " + server.scenarios_sha256()) != std::string::npos);
+  CHECK(message.find("/w/p/s.textproto " + mine.scenarios_sha256()) != std::string::npos);
+  CHECK(message.find("manifest") == std::string::npos);  // the manifests agree
+}
+
+}  // namespace
+}  // namespace kseek
