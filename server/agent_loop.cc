@@ -54,34 +54,12 @@ void Prefer(std::optional<Trigger>* current, std::optional<Trigger> candidate) {
   }
 }
 
-std::string TriggerDescription(Trigger t) {
-  switch (t) {
-    case kernelseek::v1::TRIGGER_PLATEAU: return "several benchmarks without real gain";
-    case kernelseek::v1::TRIGGER_CLAIMED_LIMIT: return "you claimed a limit";
-    case kernelseek::v1::TRIGGER_REPEATED_FAILURE: return "several compile or verify failures in a row";
-    case kernelseek::v1::TRIGGER_EARLY_FINISH: return "you tried to finish below the target";
-    case kernelseek::v1::TRIGGER_LARGE_GAIN: return "a large gain";
-    default: return "a message";
-  }
-}
-
-const char* ModeName(kernelseek::v1::QuestionMode mode) {
-  switch (mode) {
-    case kernelseek::v1::QUESTION_MODE_HUMAN: return "human";
-    case kernelseek::v1::QUESTION_MODE_BANK: return "bank";
-    case kernelseek::v1::QUESTION_MODE_SELF: return "self";
-    case kernelseek::v1::QUESTION_MODE_OFF: return "off";
-    default: return "unspecified";
-  }
-}
-
 }  // namespace
 
 AgentLoop::AgentLoop(Store* store, const Clock* clock, const QuestionBank* bank, JobRunner* jobs,
                      std::unique_ptr<llm::LlmClient> llm, Session session, std::function<void()> on_event)
     : store_(store),
       clock_(clock),
-      bank_(bank),
       llm_(std::move(llm)),
       on_event_(std::move(on_event)),
       session_id_(ParseId(session.id())),
@@ -90,7 +68,8 @@ AgentLoop::AgentLoop(Store* store, const Clock* clock, const QuestionBank* bank,
              [this](const std::string& kind, const std::string& author, json payload) {
                return Append(kind, author, std::move(payload));
              }),
-      policy_(session.spec().policy()) {}
+      policy_(session.spec().policy()),
+      questioner_(session.spec().questions(), bank) {}
 
 json AgentLoop::Prompt(const SessionSpec& spec) {
   std::vector<std::string> tools;
@@ -286,7 +265,7 @@ bool AgentLoop::Step() {
     return false;
   }
   if (spec.questions() == kernelseek::v1::QUESTION_MODE_HUMAN) {
-    if (absl::Status s = DeliverHumanMessages(kernelseek::v1::TRIGGER_UNSPECIFIED).status(); !s.ok()) {
+    if (absl::Status s = DeliverHumanMessages(); !s.ok()) {
       if (!cancelled()) Finish(kernelseek::v1::SESSION_STATE_FAILED, absl::StrCat("store: ", s.message()));
       return false;
     }
@@ -390,95 +369,73 @@ absl::Status AgentLoop::AddHarnessMessage(const std::string& text) {
   return absl::OkStatus();
 }
 
-absl::Status AgentLoop::Decide(Trigger trigger) {
-  const kernelseek::v1::Layer layer = policy_.CurrentLayer();
-  const kernelseek::v1::QuestionMode mode = session_.spec().questions();
-  json decision = {{"trigger", TriggerName(trigger)},
-                   {"mode", ModeName(mode)},
-                   {"layer", kernelseek::v1::Layer_Name(layer)}};
-  absl::StatusOr<std::vector<int64_t>> pending = store_->PendingMessageSeqs(session_id_);
-  if (!pending.ok()) return pending.status();
-  if (!pending->empty()) {
-    decision["action"] = "human_message";
-    if (absl::Status s = Append("policy_decision", "policy", decision).status(); !s.ok()) return s;
-    return DeliverHumanMessages(trigger).status();
-  }
-  const std::string header = absl::StrCat("Decision point (", TriggerDescription(trigger), "). ");
-  if (mode == kernelseek::v1::QUESTION_MODE_BANK && bank_ != nullptr) {
-    absl::StatusOr<const kernelseek::v1::Question*> question = bank_->Pick(trigger, layer, asked_bank_ids_);
-    if (!question.ok()) {
-      decision["action"] = "none";
-      decision["reason"] = std::string(question.status().message());
-      return Append("policy_decision", "policy", decision).status();
-    }
-    decision["action"] = "bank_question";
-    decision["question_id"] = (*question)->id();
-    if (absl::Status s = Append("policy_decision", "policy", decision).status(); !s.ok()) return s;
-    asked_bank_ids_.push_back((*question)->id());
-    return Ask(trigger, "bank", (*question)->text(), absl::StrCat(header, "Question: ", (*question)->text()),
-               {{"question_id", (*question)->id()}});
-  }
-  if (mode == kernelseek::v1::QUESTION_MODE_SELF && bank_ != nullptr) {
-    std::vector<std::string> texts;
-    for (const kernelseek::v1::Question& q : bank_->questions()) {
-      for (int t : q.triggers()) {
-        if (t == trigger) texts.push_back(absl::StrCat("- ", q.text()));
-      }
-    }
-    decision["action"] = "self_question";
-    if (absl::Status s = Append("policy_decision", "policy", decision).status(); !s.ok()) return s;
-    std::string text = absl::StrCat(
-        header,
-        "Before you act, pick the one question from this list that most applies to where you are, write it down, "
-        "answer it yourself from evidence you can measure, and then act on your answer:\n",
-        absl::StrJoin(texts, "\n"));
-    return Ask(trigger, "self", text, text, json::object());
-  }
-  decision["action"] = "none";
-  return Append("policy_decision", "policy", decision).status();
-}
-
-absl::StatusOr<int> AgentLoop::DeliverHumanMessages(Trigger trigger) {
-  absl::StatusOr<std::vector<int64_t>> pending = store_->PendingMessageSeqs(session_id_);
-  if (!pending.ok()) return pending.status();
-  int delivered = 0;
-  for (int64_t message_seq : *pending) {
+absl::StatusOr<std::vector<PendingMessage>> AgentLoop::PendingMessages() {
+  absl::StatusOr<std::vector<int64_t>> seqs = store_->PendingMessageSeqs(session_id_);
+  if (!seqs.ok()) return seqs.status();
+  std::vector<PendingMessage> pending;
+  for (int64_t message_seq : *seqs) {
     absl::StatusOr<std::vector<SessionEvent>> events = store_->ListSessionEvents(session_id_, message_seq - 1, 1);
     if (!events.ok()) return events.status();
     if (events->empty()) continue;
     json message = json::parse(events->front().payload_json(), nullptr, false);
-    const std::string text = message.is_object() ? message.value("text", "") : "";
-    const std::string& author = events->front().author();
-    std::string prompt = trigger == kernelseek::v1::TRIGGER_UNSPECIFIED
-                             ? absl::StrCat("A message from ", author, ": ", text)
-                             : absl::StrCat("Decision point (", TriggerDescription(trigger), "). A question from ",
-                                            author, ": ", text);
-    if (absl::Status s = Ask(trigger, "human", text, prompt, {{"message_seq", message_seq}, {"from", author}});
-        !s.ok()) {
-      return s;
-    }
-    ++delivered;
+    pending.push_back({.seq = message_seq,
+                       .author = events->front().author(),
+                       .text = message.is_object() ? message.value("text", "") : ""});
   }
-  return delivered;
+  return pending;
 }
 
-absl::Status AgentLoop::Ask(Trigger trigger, const std::string& source, const std::string& text,
-                            const std::string& prompt, json extra) {
+absl::Status AgentLoop::Decide(Trigger trigger) {
+  absl::StatusOr<std::vector<PendingMessage>> pending = PendingMessages();
+  if (!pending.ok()) return pending.status();
+  QuestionDecision decision = questioner_.Decide(trigger, policy_.CurrentLayer(), *pending, asked_bank_ids_);
+  const PolicyDecisionRecord& record = decision.record;
+  json payload = {{"trigger", TriggerName(record.trigger)},
+                  {"mode", QuestionModeName(record.mode)},
+                  {"layer", kernelseek::v1::Layer_Name(record.layer)},
+                  {"action", QuestionActionName(record.action)}};
+  if (!record.question_id.empty()) payload["question_id"] = record.question_id;
+  if (!record.reason.empty()) payload["reason"] = record.reason;
+  if (absl::Status s = Append("policy_decision", "policy", payload).status(); !s.ok()) return s;
+  for (const QuestionToAsk& question : decision.questions) {
+    if (absl::Status s = Ask(trigger, question); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status AgentLoop::DeliverHumanMessages() {
+  absl::StatusOr<std::vector<PendingMessage>> pending = PendingMessages();
+  if (!pending.ok()) return pending.status();
+  for (const QuestionToAsk& question : questioner_.DeliverMessages(*pending)) {
+    if (absl::Status s = Ask(kernelseek::v1::TRIGGER_UNSPECIFIED, question); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status AgentLoop::Ask(Trigger trigger, const QuestionToAsk& question) {
   json payload = {{"trigger", trigger == kernelseek::v1::TRIGGER_UNSPECIFIED ? "" : TriggerName(trigger)},
-                  {"source", source},
-                  {"text", text},
-                  {"prompt", prompt},
+                  {"source", QuestionSourceName(question.source)},
+                  {"text", question.text},
+                  {"prompt", question.prompt},
                   {"best_speedup_before", tools_.best_speedup()}};
-  for (auto& [key, value] : extra.items()) payload[key] = value;
+  switch (question.source) {
+    case QuestionSource::kHuman:
+      payload["message_seq"] = question.message_seq;
+      payload["from"] = question.from;
+      break;
+    case QuestionSource::kBank:
+      payload["question_id"] = question.question_id;
+      break;
+    case QuestionSource::kSelf:
+      break;
+  }
   absl::StatusOr<int64_t> seq = Append("question", "policy", payload);
   if (!seq.ok()) return seq.status();
-  if (source == "human") {
-    if (absl::Status s = store_->MarkMessageDelivered(session_id_, payload["message_seq"].get<int64_t>(), *seq);
-        !s.ok()) {
-      return s;
-    }
+  if (question.source == QuestionSource::kHuman) {
+    if (absl::Status s = store_->MarkMessageDelivered(session_id_, question.message_seq, *seq); !s.ok()) return s;
   }
-  transcript_.push_back(llm::UserMessage(prompt));
+  if (question.source == QuestionSource::kBank) asked_bank_ids_.push_back(question.question_id);
+  transcript_.push_back(llm::UserMessage(question.prompt));
   return absl::OkStatus();
 }
 
