@@ -21,8 +21,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
@@ -50,7 +48,7 @@ class AgentLoop {
 
   // The system prompt and first user message of a new session, recorded as
   // its "prompt" event.
-  static nlohmann::json Prompt(const kernelseek::v1::SessionSpec& spec);
+  static kernelseek::v1::PromptEvent Prompt(const kernelseek::v1::SessionSpec& spec);
 
   // Rebuilds the transcript, workspace, versions and policy state from the
   // stored trace.
@@ -75,7 +73,9 @@ class AgentLoop {
   bool ended();
 
  private:
-  absl::StatusOr<int64_t> Append(const std::string& kind, const std::string& author, nlohmann::json payload);
+  // Appends `event` (its body set) by `author`, stamped now, unless the
+  // session has ended.
+  absl::StatusOr<int64_t> Append(const std::string& author, kernelseek::v1::SessionEvent event);
   // Ends the session with `state` and `status`, once.
   void Finish(kernelseek::v1::SessionState state, const std::string& status);
   void SaveProgress();
