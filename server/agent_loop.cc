@@ -279,7 +279,7 @@ bool AgentLoop::Step() {
                            tools_.best_speedup(), spec.target_speedup()));
     return false;
   }
-  if (spec.questions() == kernelseek::v1::QUESTION_MODE_HUMAN) {
+  if (questioner_.DeliversBetweenDecisionPoints()) {
     if (absl::Status s = DeliverHumanMessages(); !s.ok()) {
       if (!cancelled()) Finish(kernelseek::v1::SESSION_STATE_FAILED, absl::StrCat("store: ", s.message()));
       return false;

@@ -105,6 +105,7 @@ QuestionDecision Questioner::Decide(Trigger trigger, kernelseek::v1::Layer layer
 }
 
 std::vector<QuestionToAsk> Questioner::DeliverMessages(absl::Span<const PendingMessage> pending) const {
+  if (!DeliversBetweenDecisionPoints()) return {};
   return HumanQuestions(kernelseek::v1::TRIGGER_UNSPECIFIED, pending);
 }
 

@@ -90,9 +90,13 @@ class Questioner {
                           absl::Span<const PendingMessage> pending,
                           absl::Span<const std::string> asked_bank_ids) const;
 
-  // Outside a decision point (mode human, before each model turn): every
-  // pending message as a question, oldest first.
+  // Outside a decision point, before each model turn: in mode human every
+  // pending message as a question, oldest first; none in the other modes,
+  // where messages wait for the next decision point.
   std::vector<QuestionToAsk> DeliverMessages(absl::Span<const PendingMessage> pending) const;
+  // Whether DeliverMessages can ask anything (so that the loop reads pending
+  // messages before each turn only then).
+  bool DeliversBetweenDecisionPoints() const { return mode_ == kernelseek::v1::QUESTION_MODE_HUMAN; }
 
   kernelseek::v1::QuestionMode mode() const { return mode_; }
 

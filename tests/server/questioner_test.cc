@@ -162,6 +162,18 @@ TEST_CASE("messages outside a decision point are delivered as messages", "[quest
   REQUIRE(asked[0].prompt == "A message from ana: Hi");
 }
 
+TEST_CASE("outside mode human messages wait for a decision point", "[questioner]") {
+  const std::vector<PendingMessage> pending = {{.seq = 3, .author = "ana", .text = "Hi"}};
+  for (QuestionMode mode : {kernelseek::v1::QUESTION_MODE_BANK, kernelseek::v1::QUESTION_MODE_SELF,
+                            kernelseek::v1::QUESTION_MODE_OFF}) {
+    INFO(QuestionModeName(mode));
+    Questioner questioner(mode, &Bank());
+    REQUIRE_FALSE(questioner.DeliversBetweenDecisionPoints());
+    REQUIRE(questioner.DeliverMessages(pending).empty());
+  }
+  REQUIRE(Questioner(kernelseek::v1::QUESTION_MODE_HUMAN, nullptr).DeliversBetweenDecisionPoints());
+}
+
 TEST_CASE("the trace names of actions sources and modes are stable", "[questioner]") {
   REQUIRE(std::string(QuestionActionName(QuestionAction::kHumanMessage)) == "human_message");
   REQUIRE(std::string(QuestionActionName(QuestionAction::kBankQuestion)) == "bank_question");
