@@ -15,6 +15,7 @@
 #include "absl/strings/strip.h"
 #include "client/report_format.h"
 #include "client/session_format.h"
+#include "common/session_event.h"
 
 namespace kseek {
 namespace {
@@ -30,9 +31,13 @@ constexpr char kReset[] = "\033[0m";
 // How much of one tool argument's value a watch line shows.
 constexpr size_t kArgValueChars = 40;
 
-// The payload as JSON; a payload that is not JSON becomes a JSON string so
-// that it is still shown.
-json ParsePayload(const std::string& payload_json) {
+// The payload as JSON: the typed body's (common/session_event.h) when the
+// server sent one; else the event's payload_json (a server that sends no
+// body, a kind this client does not know), where a payload that is not JSON
+// becomes a JSON string so that it is still shown.
+json PayloadOf(const SessionEvent& event) {
+  if (event.body_case() != SessionEvent::BODY_NOT_SET) return json(BodyToJson(event));
+  const std::string& payload_json = event.payload_json();
   if (payload_json.empty()) return json::object();
   json parsed = json::parse(payload_json, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) return json(payload_json);
@@ -311,7 +316,7 @@ std::string Quote(absl::string_view text) {
 
 // One event of the Markdown transcript: a heading, then its body.
 std::string MarkdownEvent(const SessionEvent& event) {
-  json payload = ParsePayload(event.payload_json());
+  json payload = PayloadOf(event);
   const std::string& kind = event.kind();
   std::string title;
   std::string body;
@@ -366,7 +371,7 @@ std::string MarkdownEvent(const SessionEvent& event) {
 }  // namespace
 
 std::string FormatEventLines(const SessionEvent& event, const EventLineOptions& options) {
-  json payload = ParsePayload(event.payload_json());
+  json payload = PayloadOf(event);
   std::vector<std::string> more;
   const char* color = nullptr;
   std::string summary = Summarize(event, payload, options, &more, &color);
@@ -388,7 +393,7 @@ std::string EventToJsonLine(const SessionEvent& event) {
   line["time"] = FormatUtc(event.time(), "%Y-%m-%dT%H:%M:%E3SZ");
   line["kind"] = event.kind();
   line["author"] = event.author();
-  line["payload"] = ParsePayload(event.payload_json());
+  line["payload"] = PayloadOf(event);
   // Replace: a kernel or model reply may hold bytes that are not UTF-8, and
   // an export must not fail on them.
   return line.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";

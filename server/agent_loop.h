@@ -21,8 +21,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
@@ -32,6 +30,7 @@
 #include "server/llm/llm_client.h"
 #include "server/question_bank.h"
 #include "server/question_policy.h"
+#include "server/questioner.h"
 #include "server/store.h"
 
 namespace kseek {
@@ -49,7 +48,7 @@ class AgentLoop {
 
   // The system prompt and first user message of a new session, recorded as
   // its "prompt" event.
-  static nlohmann::json Prompt(const kernelseek::v1::SessionSpec& spec);
+  static kernelseek::v1::PromptEvent Prompt(const kernelseek::v1::SessionSpec& spec);
 
   // Rebuilds the transcript, workspace, versions and policy state from the
   // stored trace.
@@ -74,7 +73,9 @@ class AgentLoop {
   bool ended();
 
  private:
-  absl::StatusOr<int64_t> Append(const std::string& kind, const std::string& author, nlohmann::json payload);
+  // Appends `event` (its body set) by `author`, stamped now, unless the
+  // session has ended.
+  absl::StatusOr<int64_t> Append(const std::string& author, kernelseek::v1::SessionEvent event);
   // Ends the session with `state` and `status`, once.
   void Finish(kernelseek::v1::SessionState state, const std::string& status);
   void SaveProgress();
@@ -83,17 +84,20 @@ class AgentLoop {
   absl::Status Replay(const kernelseek::v1::SessionEvent& event);
   // One model turn and its tool calls. False when the session ended.
   bool Step();
+  // Records the questioner's decision at a decision point and asks what it
+  // chose.
   absl::Status Decide(kernelseek::v1::Trigger trigger);
-  // Delivers every pending human message as a question with `trigger`
-  // (TRIGGER_UNSPECIFIED outside a decision point). Returns how many.
-  absl::StatusOr<int> DeliverHumanMessages(kernelseek::v1::Trigger trigger);
-  absl::Status Ask(kernelseek::v1::Trigger trigger, const std::string& source, const std::string& text,
-                   const std::string& prompt, nlohmann::json extra);
+  // Outside a decision point: asks every pending human message.
+  absl::Status DeliverHumanMessages();
+  // The session's undelivered human messages, oldest first.
+  absl::StatusOr<std::vector<PendingMessage>> PendingMessages();
+  // Records `question` (trigger TRIGGER_UNSPECIFIED outside a decision
+  // point), marks a human message delivered and puts it to the model.
+  absl::Status Ask(kernelseek::v1::Trigger trigger, const QuestionToAsk& question);
   absl::Status AddHarnessMessage(const std::string& text);
 
   Store* const store_;
   const Clock* const clock_;
-  const QuestionBank* const bank_;
   const std::unique_ptr<llm::LlmClient> llm_;
   const std::function<void()> on_event_;
   const int64_t session_id_;
@@ -102,6 +106,7 @@ class AgentLoop {
   kernelseek::v1::Session session_;
   AgentTools tools_;
   QuestionPolicy policy_;
+  const Questioner questioner_;
   std::vector<llm::ChatMessage> transcript_;
   std::vector<std::string> asked_bank_ids_;
 

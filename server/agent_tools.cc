@@ -371,10 +371,12 @@ absl::Status AgentTools::StoreFile(const std::string& path, const std::string& c
   version.set_id(absl::StrCat(*id));
   version.clear_source();
   current_ = Version{version, content};
-  absl::StatusOr<int64_t> seq =
-      append_event_("kernel_version", "harness",
-                    {{"version", version.id()}, {"parent", version.parent()}, {"status", "edited"}});
-  return seq.status();
+  kernelseek::v1::SessionEvent event;
+  kernelseek::v1::KernelVersionEvent* body = event.mutable_kernel_version();
+  body->set_version(version.id());
+  body->set_parent(version.parent());
+  body->set_status("edited");
+  return append_event_("harness", std::move(event)).status();
 }
 
 absl::Status AgentTools::SetStatus(const std::string& status, double speedup, double tflops, bool counted) {
@@ -387,9 +389,13 @@ absl::Status AgentTools::SetStatus(const std::string& status, double speedup, do
     best_speedup_ = speedup;
     best_version_ = current_.record.id();
   }
-  json payload = {{"version", current_.record.id()}, {"status", status}, {"counted", counted}};
-  if (speedup > 0) payload["geomean_speedup"] = speedup;
-  return append_event_("kernel_version", "harness", std::move(payload)).status();
+  kernelseek::v1::SessionEvent event;
+  kernelseek::v1::KernelVersionEvent* body = event.mutable_kernel_version();
+  body->set_version(current_.record.id());
+  body->set_status(status);
+  body->set_counted(counted);
+  if (speedup > 0) body->set_geomean_speedup(speedup);
+  return append_event_("harness", std::move(event)).status();
 }
 
 absl::StatusOr<Job> AgentTools::RunJob(kernelseek::v1::JobKind kind, const std::function<bool()>& cancelled,

@@ -42,9 +42,9 @@ struct ToolOutcome {
   double speedup = 0;  // kBenched: the version's geomean speedup
 };
 
-// Appends one event to the session's trace and returns its seq.
+// Appends one event (its body set) to the session's trace and returns its seq.
 using EventAppender =
-    std::function<absl::StatusOr<int64_t>(const std::string& kind, const std::string& author, nlohmann::json payload)>;
+    std::function<absl::StatusOr<int64_t>(const std::string& author, kernelseek::v1::SessionEvent event)>;
 
 class AgentTools {
  public:

@@ -6,7 +6,6 @@
 #include <optional>
 #include <utility>
 
-#include <nlohmann/json.hpp>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -21,7 +20,6 @@ using kernelseek::v1::Session;
 using kernelseek::v1::SessionDetails;
 using kernelseek::v1::SessionEvent;
 using kernelseek::v1::SessionSpec;
-using nlohmann::json;
 
 constexpr int kMaxSteps = 1000;
 
@@ -29,12 +27,16 @@ google::protobuf::Timestamp ToTimestamp(absl::Time t) {
   return google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(t));
 }
 
-SessionEvent MakeEvent(const std::string& kind, const std::string& author, const json& payload, absl::Time now) {
-  SessionEvent event;
-  event.set_kind(kind);
+SessionEvent Stamped(SessionEvent event, const std::string& author, absl::Time now) {
   event.set_author(author);
-  event.set_payload_json(payload.dump());
   *event.mutable_time() = ToTimestamp(now);
+  return event;
+}
+
+SessionEvent StateChange(const std::string& state, const std::string& status) {
+  SessionEvent event;
+  event.mutable_state_change()->set_state(state);
+  event.mutable_state_change()->set_status(status);
   return event;
 }
 
@@ -188,12 +190,14 @@ absl::StatusOr<Session> SessionManager::StartSession(const std::string& user, co
   absl::StatusOr<int64_t> id = store_->InsertSession(session);
   if (!id.ok()) return id.status();
   if (absl::Status s = store_->AppendSessionEvent(
-                          *id, MakeEvent("state_change", user, {{"state", "RUNNING"}, {"status", "started"}}, now))
+                          *id, Stamped(StateChange("RUNNING", "started"), user, now))
                           .status();
       !s.ok()) {
     return s;
   }
-  absl::StatusOr<int64_t> prompt_seq = store_->AppendSessionEvent(*id, MakeEvent("prompt", "harness", AgentLoop::Prompt(spec), now));
+  SessionEvent prompt;
+  *prompt.mutable_prompt() = AgentLoop::Prompt(spec);
+  absl::StatusOr<int64_t> prompt_seq = store_->AppendSessionEvent(*id, Stamped(std::move(prompt), "harness", now));
   if (!prompt_seq.ok()) return prompt_seq.status();
   KernelVersion first;
   first.set_status("edited");
@@ -201,11 +205,11 @@ absl::StatusOr<Session> SessionManager::StartSession(const std::string& user, co
   first.set_source(spec.kernel_source());
   absl::StatusOr<int64_t> version = store_->InsertKernelVersion(*id, first);
   if (!version.ok()) return version.status();
-  if (absl::Status s = store_->AppendSessionEvent(
-                          *id, MakeEvent("kernel_version", "harness",
-                                         {{"version", absl::StrCat(*version)}, {"parent", ""}, {"status", "edited"}},
-                                         now))
-                          .status();
+  SessionEvent first_version;
+  first_version.mutable_kernel_version()->set_version(absl::StrCat(*version));
+  first_version.mutable_kernel_version()->set_parent("");
+  first_version.mutable_kernel_version()->set_status("edited");
+  if (absl::Status s = store_->AppendSessionEvent(*id, Stamped(std::move(first_version), "harness", now)).status();
       !s.ok()) {
     return s;
   }
@@ -258,8 +262,7 @@ absl::Status SessionManager::Recover() {
     failed.set_status(absl::StrCat("could not resume after a restart: ", launched.message()));
     *failed.mutable_updated() = ToTimestamp(clock_->Now());
     if (absl::Status s = store_->AppendSessionEvent(
-                            id, MakeEvent("state_change", "harness", {{"state", "FAILED"}, {"status", failed.status()}},
-                                          clock_->Now()))
+                            id, Stamped(StateChange("FAILED", failed.status()), "harness", clock_->Now()))
                             .status();
         !s.ok()) {
       return s;
@@ -289,15 +292,14 @@ absl::StatusOr<SessionDetails> SessionManager::GetSession(const std::string& id)
     if (events->empty()) break;
     for (const SessionEvent& event : *events) {
       after = event.seq();
-      if (event.kind() != "question") continue;
-      json payload = json::parse(event.payload_json(), nullptr, false);
-      if (!payload.is_object()) continue;
+      if (event.body_case() != SessionEvent::kQuestion) continue;
+      const kernelseek::v1::QuestionEvent& asked = event.question();
       kernelseek::v1::QuestionAsked* q = details.add_questions();
       q->set_seq(event.seq());
-      q->set_trigger(payload.value("trigger", ""));
-      q->set_source(payload.value("source", ""));
-      q->set_text(payload.value("text", ""));
-      q->set_best_speedup_before(payload.value("best_speedup_before", 0.0));
+      q->set_trigger(asked.trigger());
+      q->set_source(asked.source());
+      q->set_text(asked.text());
+      q->set_best_speedup_before(asked.best_speedup_before());
     }
   }
   // What followed each question: the best at the next question, or now.
@@ -334,7 +336,9 @@ absl::StatusOr<int64_t> SessionManager::PostMessage(const std::string& user, con
     return absl::FailedPreconditionError(absl::StrCat("session ", id, " has ended (",
                                                       StateName(session->state()), "); it takes no messages"));
   }
-  absl::StatusOr<int64_t> seq = store_->AppendHumanMessage(*sid, MakeEvent("human_message", user, {{"text", text}}, clock_->Now()));
+  SessionEvent message;
+  message.mutable_human_message()->set_text(text);
+  absl::StatusOr<int64_t> seq = store_->AppendHumanMessage(*sid, Stamped(std::move(message), user, clock_->Now()));
   if (seq.ok()) Bump();
   return seq;
 }

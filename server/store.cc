@@ -7,6 +7,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/session_event.h"
 
 namespace kseek {
 namespace {
@@ -698,7 +699,10 @@ namespace {
 // Appends `event` as the session's next seq; the caller holds the
 // transaction. Returns the seq.
 absl::StatusOr<int64_t> AppendEventInTransaction(Database& db, int64_t session_id,
-                                                 const kernelseek::v1::SessionEvent& event) {
+                                                 kernelseek::v1::SessionEvent event) {
+  // The row holds the kind and JSON payload derived from the typed body, the
+  // format of rows written before events were typed.
+  SetKindAndPayload(&event);
   absl::StatusOr<Statement> next =
       db.Prepare("SELECT COALESCE(MAX(seq), 0) + 1 FROM session_events WHERE session_id = ?");
   if (!next.ok()) return next.status();
@@ -755,6 +759,9 @@ absl::StatusOr<std::vector<kernelseek::v1::SessionEvent>> Store::ListSessionEven
     event.set_kind(q->ColumnText(2));
     event.set_author(q->ColumnText(3));
     event.set_payload_json(q->ColumnText(4));
+    // A row that does not fit its kind is still listed, without a body, so
+    // that it can be shown; the agent loop refuses to resume from it.
+    SetBodyFromPayload(&event).IgnoreError();
   }
   return events;
 }

@@ -121,9 +121,12 @@ class Store {
   absl::StatusOr<std::vector<int64_t>> RunningSessionIds();
 
   // Appends one event with the session's next sequence number (1, 2, ...)
-  // and returns that number. `event.session_id` and `event.seq` are ignored.
+  // and returns that number. `event.session_id` and `event.seq` are ignored;
+  // an event with a body is stored as the kind and payload derived from it
+  // (common/session_event.h), one without as its own kind and payload_json.
   absl::StatusOr<int64_t> AppendSessionEvent(int64_t session_id, const kernelseek::v1::SessionEvent& event);
-  // Events with seq > after_seq, in order, at most `limit`.
+  // Events with seq > after_seq, in order, at most `limit`, with kind,
+  // payload_json and, where the row fits its kind, the typed body.
   absl::StatusOr<std::vector<kernelseek::v1::SessionEvent>> ListSessionEvents(int64_t session_id, int64_t after_seq,
                                                                               int limit);
 

@@ -97,6 +97,38 @@ absl::StatusOr<ChatResponse> ChatResponseFromJson(const json& in) {
   }
 }
 
+kernelseek::v1::ModelMessageEvent ChatResponseToEvent(const ChatResponse& response) {
+  kernelseek::v1::ModelMessageEvent event;
+  event.set_content(response.message.content);
+  for (const ToolCall& call : response.message.tool_calls) {
+    kernelseek::v1::ModelToolCall* c = event.add_tool_calls();
+    c->set_id(call.id);
+    c->set_name(call.name);
+    c->set_arguments(call.arguments);
+  }
+  event.set_stop_reason(StopReasonName(response.stop_reason));
+  event.set_model(response.model);
+  event.set_input_tokens(response.usage.input_tokens);
+  event.set_output_tokens(response.usage.output_tokens);
+  return event;
+}
+
+absl::StatusOr<ChatResponse> ChatResponseFromEvent(const kernelseek::v1::ModelMessageEvent& event) {
+  ChatResponse response;
+  response.message.role = ChatRole::kAssistant;
+  response.message.content = event.content();
+  for (const kernelseek::v1::ModelToolCall& call : event.tool_calls()) {
+    response.message.tool_calls.push_back({call.id(), call.name(), call.arguments()});
+  }
+  absl::StatusOr<StopReason> reason = StopReasonFromName(event.stop_reason());
+  if (!reason.ok()) return reason.status();
+  response.stop_reason = *reason;
+  response.model = event.model();
+  response.usage.input_tokens = event.input_tokens();
+  response.usage.output_tokens = event.output_tokens();
+  return response;
+}
+
 absl::StatusOr<json> ToolParametersJson(const ToolDefinition& tool) {
   json schema = json::parse(tool.parameters_schema, nullptr, /*allow_exceptions=*/false);
   if (!schema.is_object()) {

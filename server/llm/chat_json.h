@@ -1,6 +1,7 @@
-// JSON form of the neutral chat types, for the session trace (event payloads)
-// and for ReplayLlmClient, which reads model turns back from an exported trace.
-// This is KernelSeek's own format, not a provider's wire format:
+// JSON form of the neutral chat types, and their form as a session trace's
+// model_message event (proto/session_event.proto, whose stored and exported
+// JSON common/session_event.h writes in this same format). This is
+// KernelSeek's own format, not a provider's wire format:
 //   message:  {"role":"assistant","content":"...","tool_calls":[{"id":..,
 //              "name":..,"arguments":"<json text>"}],"tool_call_id":..,
 //              "is_error":false}   (empty fields omitted)
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/status/statusor.h"
+#include "proto/session_event.pb.h"
 #include "server/llm/chat_types.h"
 
 namespace kseek::llm {
@@ -23,6 +25,12 @@ absl::StatusOr<ChatMessage> ChatMessageFromJson(const nlohmann::json& json);
 nlohmann::json ChatResponseToJson(const ChatResponse& response);
 // INVALID_ARGUMENT, naming the field, when `json` is not a response.
 absl::StatusOr<ChatResponse> ChatResponseFromJson(const nlohmann::json& json);
+
+// A model turn as the trace's model_message event, and back. The event holds
+// an assistant message, so ChatResponseFromEvent's message has role
+// kAssistant; INVALID_ARGUMENT for an unknown stop_reason.
+kernelseek::v1::ModelMessageEvent ChatResponseToEvent(const ChatResponse& response);
+absl::StatusOr<ChatResponse> ChatResponseFromEvent(const kernelseek::v1::ModelMessageEvent& event);
 
 // The parameters schema of `tool` parsed; INVALID_ARGUMENT, naming the tool,
 // when it is not a JSON object.

@@ -13,8 +13,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "server/llm/chat_json.h"
+#include "common/session_event.h"
 #include "common/untrusted_json.h"
+#include "server/llm/chat_json.h"
 
 namespace kseek::llm {
 
@@ -37,7 +38,11 @@ absl::StatusOr<std::unique_ptr<ReplayLlmClient>> ReplayLlmClient::FromJsonl(
       return absl::InvalidArgumentError(
           absl::StrCat(name, ":", line_number, ": model turn without a payload"));
     }
-    absl::StatusOr<ChatResponse> turn = ChatResponseFromJson(*payload);
+    kernelseek::v1::SessionEvent recorded;
+    if (absl::Status s = SetBodyFromJson(kModelTurnEventKind, *payload, &recorded); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(name, ":", line_number, ": ", s.message()));
+    }
+    absl::StatusOr<ChatResponse> turn = ChatResponseFromEvent(recorded.model_message());
     if (!turn.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat(name, ":", line_number, ": ", turn.status().message()));

@@ -3,8 +3,8 @@
 // regression tests without an LLM endpoint.
 //
 // Input: JSON Lines, one trace event per line. Lines whose "kind" is
-// kModelTurnEventKind carry the turn as "payload" in the ChatResponse JSON of
-// chat_json.h; all other lines (tool results, questions, ...) are skipped.
+// kModelTurnEventKind carry the turn as "payload", read into its typed
+// model_message event by common/session_event.h; all other lines (tool results, questions, ...) are skipped.
 // Thread-safe.
 #ifndef KERNELSEEK_SERVER_LLM_REPLAY_CLIENT_H_
 #define KERNELSEEK_SERVER_LLM_REPLAY_CLIENT_H_

@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/session_event.h"
 #include "tests/client/session_test_data.h"
 
 namespace kseek {
@@ -140,6 +141,41 @@ TEST_CASE("the markdown transcript has a heading per event and code blocks for t
                           "\n\n> Which layer of the system have you not looked at yet?\n"));
   CHECK(absl::StrContains(md, "## #7 Human message\n\n*alice,"));
   CHECK(absl::StrContains(md, "## #9 State: succeeded\n"));
+}
+
+TEST_CASE("an event with a typed body reads as its stored payload does", "[session_trace]") {
+  // Rows as the server stores them; the same events as a current server sends
+  // them, with the typed body, must show and export byte for byte the same.
+  std::vector<SessionEvent> stored = {
+      MakeEvent(1, "model_message", "model",
+                R"({"message":{"content":"Let me look.","role":"assistant","tool_calls":[{"arguments":)"
+                R"("{\"path\":\"k.cu\"}","id":"c1","name":"read_file"}]},"model":"m","stop_reason":"tool_use",)"
+                R"("usage":{"input_tokens":3,"output_tokens":4}})"),
+      MakeEvent(2, "tool_result", "harness",
+                R"({"content":"bench ok","id":"c1","is_error":false,"name":"bench","signal":"benched","speedup":1.25})"),
+      MakeEvent(3, "kernel_version", "harness",
+                R"({"counted":true,"geomean_speedup":1.25,"status":"benchmarked","version":"2"})"),
+      MakeEvent(4, "policy_decision", "policy",
+                R"({"action":"none","layer":"LAYER_ALGORITHM","mode":"bank","reason":"no question",)"
+                R"("trigger":"large_gain"})"),
+      MakeEvent(5, "question", "policy",
+                R"({"best_speedup_before":1.25,"prompt":"Decision point. Question: Q?","question_id":"q",)"
+                R"("source":"bank","text":"Q?","trigger":"plateau"})"),
+  };
+  std::vector<SessionEvent> typed;
+  for (SessionEvent event : stored) {
+    REQUIRE(SetBodyFromPayload(&event).ok());
+    REQUIRE(event.body_case() != SessionEvent::BODY_NOT_SET);
+    event.clear_payload_json();
+    typed.push_back(event);
+  }
+  for (size_t i = 0; i < stored.size(); ++i) {
+    INFO(stored[i].kind());
+    CHECK(FormatEventLines(typed[i], {}) == FormatEventLines(stored[i], {}));
+    CHECK(EventToJsonLine(typed[i]) == EventToJsonLine(stored[i]));
+  }
+  CHECK(FormatTraceMarkdown(testing::MakeSessionDetails().session(), typed) ==
+        FormatTraceMarkdown(testing::MakeSessionDetails().session(), stored));
 }
 
 TEST_CASE("a tool result holding a code fence gets a longer fence") {

@@ -42,12 +42,8 @@ struct Fixture {
     first.set_seq(1);
     REQUIRE(store->InsertKernelVersion(id, first).ok());
     tools = std::make_unique<AgentTools>(store.get(), runner != nullptr ? runner : &jobs, id, "tester", kDefaultTeam,
-                                         spec,
-                                         [this](const std::string& kind, const std::string& author, nlohmann::json p) {
-                                           kernelseek::v1::SessionEvent e;
-                                           e.set_kind(kind);
+                                         spec, [this](const std::string& author, kernelseek::v1::SessionEvent e) {
                                            e.set_author(author);
-                                           e.set_payload_json(p.dump());
                                            return store->AppendSessionEvent(id, e);
                                          });
     REQUIRE(tools->Load().ok());

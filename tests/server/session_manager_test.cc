@@ -527,9 +527,8 @@ TEST_CASE("a session stored with the old LlmConfig (a server variable's name) lo
   absl::StatusOr<int64_t> id = f.store->InsertSession(old);
   REQUIRE(id.ok());
   SessionEvent prompt;
-  prompt.set_kind("prompt");
   prompt.set_author("harness");
-  prompt.set_payload_json(AgentLoop::Prompt(old.spec()).dump());
+  *prompt.mutable_prompt() = AgentLoop::Prompt(old.spec());
   REQUIRE(f.store->AppendSessionEvent(*id, prompt).ok());
 
   f.manager = f.MakeManager(&*endpoints);

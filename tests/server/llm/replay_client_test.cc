@@ -66,6 +66,29 @@ TEST_CASE("ReplayLlmClient returns the recorded model turns in order, skipping o
   CHECK(done.message().find("session.jsonl has only 2 model turns") != absl::string_view::npos);
 }
 
+TEST_CASE("the checked-in exported H200 trace replays its model turns") {
+  absl::StatusOr<std::unique_ptr<ReplayLlmClient>> replay = ReplayLlmClient::FromFile(
+      std::string(KSEEK_SOURCE_DIR) + "/docs/sessions/h200_replay_trace_export.jsonl", "h200.jsonl", 1 << 20);
+  INFO(replay.status().ToString());
+  REQUIRE(replay.ok());
+  absl::StatusOr<ChatResponse> first = (*replay)->Complete({});
+  REQUIRE(first.ok());
+  CHECK(first->message.role == ChatRole::kAssistant);
+  CHECK(first->message.content == "Let me see what the workspace holds.");
+  REQUIRE(first->message.tool_calls.size() == 1);
+  CHECK(first->message.tool_calls[0].name == "list_files");
+  CHECK(first->stop_reason == StopReason::kToolUse);
+  ChatResponse last;
+  for (int turn = 2; turn <= 5; ++turn) {
+    absl::StatusOr<ChatResponse> next = (*replay)->Complete({});
+    REQUIRE(next.ok());
+    last = *next;
+  }
+  REQUIRE(last.message.tool_calls.size() == 1);
+  CHECK(last.message.tool_calls[0].name == "finish");
+  CHECK((*replay)->Complete({}).status().code() == absl::StatusCode::kOutOfRange);
+}
+
 TEST_CASE("ReplayLlmClient rejects a broken trace with the line number") {
   const std::string bad_line =
       json{{"kind", kModelTurnEventKind}, {"payload", ChatResponseToJson(TurnFinishing())}}.dump() +
