@@ -33,6 +33,15 @@ start_stack() {
   done
   export KSEEK_SERVER=$address KSEEK_TOKEN
   KSEEK_TOKEN=$(cat "$state/user.token")
+  # Then until the server lists it: a job submitted before its first call
+  # would find no worker that could run it, and be refused.
+  for _ in $(seq 300); do
+    "$bin/kseek" workers 2>/dev/null | grep -q "^$name " && return 0
+    sleep 0.1
+  done
+  echo "kseek-worker $name did not register:" >&2
+  cat "$state/worker.log" >&2
+  return 1
 }
 
 stop_stack() {
