@@ -33,13 +33,24 @@ FlashAttention's causal is bottom-right, as the problem's is.
 
 Progress goes to stderr as "progress I/N ID". Each backend gets its inputs in
 its own best layout (SDPA: [b, h, s, d]; FlashAttention 3/4: [b, s, h, d]),
-made before timing. Timing matches kseek-runner: CUDA events around the call
-only, the device synchronised before the end event is read, warm-up (the
-same repetitions, untimed, for a quarter of the cap up to 0.25 s), L2
-flushed by writing a buffer larger than L2 before each repetition, and
+made before timing. Timing matches kseek-runner's (worker/runner/
+scenario_runner.cu, ScenarioRunner::Bench), repetition for repetition: the L2
+flushed by writing a buffer of twice the L2 (at least 64 MiB), the start event,
+the call, the end event, the device synchronised; warm-up (the same
+repetitions, untimed, at least 3 and for a quarter of the cap up to 0.25 s);
 repetitions until the standard error is under 0.5% of the median or the time
-cap. Clocks are left as they are. A scenario a backend cannot run is reported
-with ok=false and the reason, never silently skipped.
+cap. Clocks are left as they are.
+
+The call is captured once in a CUDA graph and each repetition replays it, so
+that, as for the runner's C++ launch, the host's issue time is spent while the
+flush runs and no host time is timed: a backend's Python wrapper (fa3-fwd's
+autograd Function and op with some twenty arguments) takes longer to issue
+than the flush takes to run, and an eager call after the synchronisation timed
+that wait (up to 2x the kernel's time at s <= 1024). The graph holds the same
+kernels on the same tensors; its output is compared with an eager call's
+before timing. No GPU work is added before the call. A scenario a backend
+cannot run, or whose call cannot be captured, is reported with ok=false and
+the reason, never silently skipped or timed otherwise.
 """
 import importlib.metadata
 import json
@@ -51,6 +62,10 @@ import sys
 import time
 
 BACKENDS = ("cudnn", "fa2", "fa3", "fa4")
+TIMING_PROTOCOL = "graph-replay"
+MAX_REPS = 1000
+MIN_REPS = 10
+MAX_STDERR = 0.005
 
 
 class NoKernel(Exception):
@@ -83,7 +98,8 @@ def cudnn_frontend_call(torch, q, k, v, scale):
     on PyTorch's [b, h, s, d] tensors; returns the timed call."""
     import cudnn
     io_type = {torch.bfloat16: cudnn.data_type.BFLOAT16, torch.float16: cudnn.data_type.HALF}[q.dtype]
-    graph = cudnn.pygraph(io_data_type=io_type, intermediate_data_type=cudnn.data_type.FLOAT,
+    handle = cudnn.create_handle()
+    graph = cudnn.pygraph(handle=handle, io_data_type=io_type, intermediate_data_type=cudnn.data_type.FLOAT,
                           compute_data_type=cudnn.data_type.FLOAT)
     q_t, k_t, v_t = graph.tensor_like(q), graph.tensor_like(k), graph.tensor_like(v)
     o_t, _ = graph.sdpa(name="sdpa", q=q_t, k=k_t, v=v_t, generate_stats=False, attn_scale=scale,
@@ -97,18 +113,28 @@ def cudnn_frontend_call(torch, q, k, v, scale):
     graph.build_plans()
     workspace = torch.empty(max(1, graph.get_workspace_size()), device=q.device, dtype=torch.uint8)
     pack = {q_t: q, k_t: k, v_t: v, o_t: out}
-    return lambda: graph.execute(pack, workspace)
+
+    def run():
+        # On the caller's current stream, which is the capturing one while
+        # the call is captured in a CUDA graph.
+        cudnn.set_stream(handle=handle, stream=torch.cuda.current_stream().cuda_stream)
+        graph.execute(pack, workspace, handle=handle)
+        return out
+    return run
 
 
 def make_backend(backend):
     """(version, call_factory) for `backend`; raises ImportError where its
-    library is missing. call_factory(q, k, v, sc) returns (run, layout): with
-    q = None only the layout is asked for."""
+    library is missing. call_factory(q, k, v, sc) returns (run, layout), run()
+    returning the output (a tensor or a tuple starting with it): with q = None
+    only the layout is asked for."""
     import torch
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
-    version = f"torch {torch.__version__}"
+    # The protocol is part of the version, so that timings cached under the
+    # eager protocol (which timed host overhead) are not reused.
+    version = f"torch {torch.__version__} {TIMING_PROTOCOL}"
     if backend in ("cudnn", "fa2"):
         kind = SDPBackend.CUDNN_ATTENTION if backend == "cudnn" else SDPBackend.FLASH_ATTENTION
         if backend == "cudnn":
@@ -172,6 +198,82 @@ def make_backend(backend):
     raise SystemExit(f"unknown backend {backend!r} ({', '.join(BACKENDS)})")
 
 
+def output_of(result):
+    """The output tensor of a backend call's result."""
+    return result[0] if isinstance(result, (tuple, list)) else result
+
+
+def capture(torch, run):
+    """One call of `run` captured in a CUDA graph, after an eager call on a
+    side stream (lazy initialisation, workspace allocation, JIT compilation
+    stay out of the graph). Returns (graph, its output tensor)."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        run()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = output_of(run())
+    return graph, out
+
+
+def check_replay(torch, graph, graph_out, run):
+    """Raises where a replay of the graph does not give what an eager call
+    gives (a call that escaped the capture would leave its output unwritten)."""
+    graph_out.fill_(float("nan"))
+    graph.replay()
+    replayed = graph_out.float()  # a copy: the eager call may write the same buffer
+    eager = output_of(run()).float()
+    torch.cuda.synchronize()
+    if graph_out.shape != eager.shape or not torch.isfinite(replayed).all().item():
+        raise RuntimeError("the CUDA graph's replay left its output unwritten")
+    err = ((replayed - eager).norm() / eager.norm().clamp_min(1e-30)).item()
+    if not err <= 1e-3:
+        raise RuntimeError(f"the CUDA graph's replay differs from an eager call (relative L2 {err:.2e})")
+
+
+def flush_bytes(l2_bytes):
+    """What kseek-runner writes to flush L2: twice the L2, at least 64 MiB."""
+    return max(2 * int(l2_bytes), 64 << 20)
+
+
+def time_repetitions(torch, flush, call, max_seconds, clock=time.monotonic):
+    """Times `call` (a graph replay) as kseek-runner times the candidate.
+    Each repetition queues the flush, the start event, the call and the end
+    event with no synchronisation in between, then synchronises the device.
+    Warm-up: at least 3 repetitions and a quarter of the cap, at most 0.25 s
+    (kseek-runner's WarmupSeconds). Then repetitions until the standard error
+    is under 0.5% of the median (from 10 on) or the cap. Returns the times in
+    milliseconds."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+    def repetition(rep):
+        flush.fill_(rep & 0xFF)
+        start.record()
+        call()
+        end.record()
+        torch.cuda.synchronize()
+        return start.elapsed_time(end)
+
+    warm_seconds = min(0.25, max_seconds / 4)
+    t0 = clock()
+    rep = 0
+    while rep < 3 or clock() - t0 < warm_seconds:
+        repetition(rep)
+        rep += 1
+    times = []
+    t0 = clock()
+    while len(times) < MAX_REPS:
+        times.append(repetition(len(times)))
+        if len(times) >= MIN_REPS:
+            med = statistics.median(times)
+            sem = statistics.stdev(times) / math.sqrt(len(times))
+            if sem < MAX_STDERR * med or clock() - t0 > max_seconds:
+                break
+    return times
+
+
 def probe():
     """Which backends import here, without touching the GPU."""
     available, missing = {}, {}
@@ -228,8 +330,7 @@ def main():
                           "results": [{"id": sc["id"], "ok": False, "error": why} for sc in scenarios]}))
         return
 
-    # Larger than any GPU's L2 (H200: 60 MB).
-    flush = torch.empty(256 * 1024 * 1024, dtype=torch.uint8, device=dev)
+    flush = torch.empty(flush_bytes(props.L2_cache_size), dtype=torch.uint8, device=dev)
     results = []
     for i, raw in enumerate(scenarios):
         log(f"progress {i + 1}/{len(scenarios)} {raw['id']}")
@@ -247,40 +348,15 @@ def main():
             _, layout = call_factory(None, None, None, sc)
             q, k, v = make(s_q, h, layout), make(s_k, h_kv, layout), make(s_k, h_kv, layout)
             run, _ = call_factory(q, k, v, sc)
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-
-            def repetition(rep):
-                flush.fill_(rep & 0xFF)
-                start.record()
-                run()
-                end.record()
-                torch.cuda.synchronize()
-                return start.elapsed_time(end)
-
-            # Warm-up: the same repetitions, untimed, for at least 3 and for
-            # kseek-runner's WarmupSeconds (a quarter of the cap, at most
-            # 0.25 s), so that both sides are timed once the clock has
-            # settled under their own load.
-            warm_seconds = min(0.25, max_seconds / 4)
-            t0 = time.monotonic()
-            rep = 0
-            while rep < 3 or time.monotonic() - t0 < warm_seconds:
-                repetition(rep)
-                rep += 1
-            times = []
-            t0 = time.monotonic()
-            while True:
-                times.append(repetition(len(times)))
-                if len(times) >= 10:
-                    med = statistics.median(times)
-                    sem = statistics.stdev(times) / math.sqrt(len(times))
-                    if sem < 0.005 * med or time.monotonic() - t0 > max_seconds:
-                        break
-                if len(times) >= 1000:
-                    break
+            try:
+                graph, graph_out = capture(torch, run)
+            except Exception as e:
+                raise RuntimeError(f"cannot capture the call in a CUDA graph: {type(e).__name__}: {e}") from e
+            check_replay(torch, graph, graph_out, run)
+            times = time_repetitions(torch, flush, graph.replay, max_seconds)
             res.update(ok=True, median_ms=statistics.median(times), min_ms=min(times), max_ms=max(times),
                        reps=len(times))
-            del q, k, v, run
+            del q, k, v, run, graph, graph_out
         except NoKernel as e:
             res["error"] = f"no kernel: {e}"[:500]
         except Exception as e:  # reported per scenario; the next one still runs
