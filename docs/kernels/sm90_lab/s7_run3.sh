@@ -21,4 +21,4 @@ python3 worker/baselines/attention_fwd_baseline.py --probe | tee $OUT/probe.json
 cd docs/kernels/sm90_lab
 timeout 300 python3 fa4_check.py 2>&1 | tee $OUT/fa4-check.txt | grep -vE '^\s+File|^\s{4}'
 timeout 150 python3 baseline_check.py - ../../../worker/baselines/attention_fwd_baseline.py=graph \
-  --backends fa4,cudnn --shapes 128:1:8192,64:0:2048 2>&1 | tee $OUT/baseline-fa4.txt
+  --backends=fa4,cudnn --shapes=128:1:8192,64:0:2048 2>&1 | tee $OUT/baseline-fa4.txt
