@@ -53,8 +53,10 @@ run() {
 count() { find "$work/$1" -maxdepth 1 -name "*.$2" | wc -l; }  # count RUN args|term
 has_args() { grep -qx -- "$2" "$work/$1.args"; }
 host=$(hostname -s)
-args_for() {  # args_for GPU UID JOBDIR
-  echo "--config $work/worker.textproto --gpu $1 --name $host-gpu$1 --sandbox-uid $2 --temp-dir $3/gpu$1"
+args_for() {  # args_for GPU UID JOBDIR: a sandbox uid only for a root script
+  local uid=""
+  ((EUID == 0)) && uid=" --sandbox-uid $2"
+  echo "--config $work/worker.textproto --gpu $1 --name $host-gpu$1$uid --temp-dir $3/gpu$1"
 }
 
 run job_gpus 3 SLURM_JOB_GPUS=0,1,4 CUDA_VISIBLE_DEVICES=0,1,2 SLURM_GPUS_ON_NODE=3
