@@ -12,6 +12,11 @@
 # ~/.cache/kseek-deploy-tools). Kubernetes manifests are validated against
 # the schemas of Kubernetes $K8S_VERSION.
 set -euo pipefail
+if [[ ${1:-} == -h || ${1:-} == --help ]]; then
+  # The comment block at the head of this file is the help.
+  sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0" | grep -v '^SBATCH'
+  exit 0
+fi
 cd "$(dirname "$0")/.."
 build=$(realpath "${1:-build}")
 K8S_VERSION=${K8S_VERSION:-1.31.0}
