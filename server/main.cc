@@ -30,6 +30,7 @@
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -432,6 +433,9 @@ int Serve(const std::vector<std::string>& args) {
   options.idle_poll = absl::Seconds(idle_poll_s);
   options.max_attempts = static_cast<int>(max_attempts);
   JobQueue queue(store->get(), &clock, &*problems, options);
+  // The metrics endpoint reads the queue and the store at each scrape: it
+  // stops before they go, on every way out of this function.
+  absl::Cleanup stop_metrics = [&metrics] { metrics.StopServing(); };
   if (absl::Status s = queue.Recover(); !s.ok()) return Fail(absl::StrCat("recovering jobs: ", s.message()));
   if (!metrics_listen.empty()) {
     metrics.SetSources({
