@@ -143,6 +143,20 @@ absl::StatusOr<std::vector<std::string>> FlagSet::Parse(const std::vector<std::s
   return positional;
 }
 
+absl::Status FlagSet::SetFromConfig(const std::vector<std::pair<std::string, std::string>>& values,
+                                    const std::string& source) {
+  for (const auto& [name, value] : values) {
+    const Flag* flag = Find(name);
+    if (flag == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(source, ": ", name, " is not a setting of ", program_));
+    }
+    if (absl::Status s = flag->set(value); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(source, ": ", s.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
 void FlagSet::Hide(const std::string& name) {
   for (Flag& flag : flags_) {
     if (flag.name == name) flag.hidden = true;

@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -31,6 +32,13 @@ class FlagSet {
   // Leaves the flag `name` (defined before) out of --help: for flags that
   // only tests use, whose help says so in the source.
   void Hide(const std::string& name);
+
+  // Sets flags from a config file before Parse: each (name, value) as if
+  // --name=value came first, so that the environment and the command line
+  // override it. `source` (the file) prefixes errors. INVALID_ARGUMENT for a
+  // name no flag has or a bad value. --help still shows the built-in defaults.
+  absl::Status SetFromConfig(const std::vector<std::pair<std::string, std::string>>& values,
+                             const std::string& source);
 
   // Parses `args` (without the program or subcommand name) into the bound
   // variables and returns the positional arguments. Accepts --name=value,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what KernelSeek needs to build and test on a fresh Debian 12 machine:
 # Debian's gRPC, protobuf, Abseil, SQLite, libcurl, OpenSSL, Catch2,
-# nlohmann-json and RE2, the build tools, bubblewrap (the worker's sandbox),
+# nlohmann-json, RE2 and prometheus-cpp (the server's metrics), the build tools, bubblewrap (the worker's sandbox),
 # clang with libFuzzer (the fuzz targets), and - where the CUDA toolkit lacks them -
 # cuobjdump and nvdisasm from NVIDIA's PyPI wheels (the worker's SASS summary
 # needs both). The CUDA toolkit itself is expected at /usr/local/cuda.
@@ -12,6 +12,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libsqlite3-dev sqlite3 libcurl4-openssl-dev libssl-dev
   catch2 nlohmann-json3-dev libre2-dev
+  prometheus-cpp-dev
   bubblewrap
   clang libclang-rt-14-dev
 )

@@ -38,6 +38,10 @@ google::protobuf::Timestamp ToTimestamp(absl::Time t) {
   return TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(t));
 }
 
+absl::Time FromTimestamp(const google::protobuf::Timestamp& t) {
+  return absl::FromUnixMicros(TimeUtil::TimestampToMicroseconds(t));
+}
+
 // "verify" for JOB_KIND_VERIFY.
 std::string JobKindWord(kernelseek::v1::JobKind kind) {
   std::string name = kernelseek::v1::JobKind_Name(kind);
@@ -185,6 +189,7 @@ absl::StatusOr<Job> JobQueue::Cancel(const std::string& by, const std::string& i
     for (const auto& [lease_id, lease] : leases_) {
       if (lease.job_id == id) gone.push_back(lease_id);
     }
+    NoteFinishedLocked(id, kernelseek::v1::JOB_STATE_CANCELLED, gone.empty() ? nullptr : &leases_.at(gone.front()));
     for (const std::string& lease_id : gone) leases_.erase(lease_id);
     queue_.erase(id);
     jobs_.erase(queued);
@@ -327,6 +332,21 @@ bool JobQueue::shutting_down() {
   return shutdown_;
 }
 
+QueueDepth JobQueue::Depth() {
+  absl::MutexLock lock(&mu_);
+  return {static_cast<int64_t>(queue_.size()), static_cast<int64_t>(jobs_.size() - queue_.size())};
+}
+
+void JobQueue::NoteFinishedLocked(int64_t job_id, kernelseek::v1::JobState state, const Lease* lease) {
+  auto it = jobs_.find(job_id);
+  if (options_.events == nullptr || it == jobs_.end()) return;
+  const absl::Time now = clock_->Now();
+  std::optional<absl::Duration> run_time;
+  if (lease != nullptr && lease->leased_at != absl::InfinitePast()) run_time = now - lease->leased_at;
+  options_.events->JobFinished(it->second.job.spec().kind(), state, now - FromTimestamp(it->second.job.created()),
+                               run_time);
+}
+
 void JobQueue::ExpireLeases() {
   absl::MutexLock lock(&mu_);
   ExpireLeasesLocked();
@@ -342,6 +362,7 @@ void JobQueue::ExpireLeasesLocked() {
     absl::Status s = LoseLeaseLocked(
         lease, absl::StrCat("worker ", lease.worker, " missed its sync deadline ",
                             absl::FormatTime("%H:%M:%S", lease.deadline, absl::UTCTimeZone()), " UTC"));
+    if (s.ok() && options_.events != nullptr) options_.events->LeaseExpired();
     // The lease stays and is retried on the next pass.
     if (!s.ok()) Log(absl::StrCat("cannot expire lease ", lease.lease_id, ": ", s.message()));
   }
@@ -362,6 +383,7 @@ absl::Status JobQueue::LoseLeaseLocked(const Lease& lease, const std::string& wh
       return s;
     }
     Log(absl::StrCat("job ", lease.job_id, " failed: ", failure));
+    NoteFinishedLocked(lease.job_id, kernelseek::v1::JOB_STATE_FAILED, &lease);
     jobs_.erase(job_it);
   } else {
     if (absl::Status s = store_->RequeueJob(lease.job_id); !s.ok()) return s;
@@ -387,6 +409,7 @@ absl::Status JobQueue::FailCrashedLeaseLocked(const kernelseek::v1::CrashReport&
     return s;
   }
   Log(absl::StrCat("job ", job_id, " failed: ", failure));
+  NoteFinishedLocked(job_id, kernelseek::v1::JOB_STATE_FAILED, &it->second);
   leases_.erase(it);
   jobs_.erase(job_id);
   BumpLocked();
@@ -409,6 +432,8 @@ absl::Status JobQueue::CompleteLocked(const CurrentState::Completed& completed, 
       !s.ok()) {
     return s;
   }
+  NoteFinishedLocked(lease.job_id, failed ? kernelseek::v1::JOB_STATE_FAILED : kernelseek::v1::JOB_STATE_SUCCEEDED,
+                     &lease);
   leases_.erase(it);
   jobs_.erase(lease.job_id);
   BumpLocked();
@@ -422,6 +447,7 @@ absl::StatusOr<std::optional<JobQueue::Lease>> JobQueue::LeaseNextLocked(const s
     if (!RequirementsMatch(queued.job.requirements(), request.capabilities())) continue;
     int attempts = queued.attempts + 1;
     Lease lease{absl::StrCat("L", id, ".", attempts), id, worker, clock_->Now() + options_.lease_timeout, "leased"};
+    lease.leased_at = clock_->Now();
     if (absl::Status s = store_->LeaseJob(id, worker, lease.lease_id, attempts); !s.ok()) return s;
     queued.attempts = attempts;
     queued.job.set_state(kernelseek::v1::JOB_STATE_LEASED);

@@ -28,6 +28,7 @@
 #include "common/clock.h"
 #include "proto/kernelseek.pb.h"
 #include "problem/problem_catalog.h"
+#include "server/queue_events.h"
 #include "server/store.h"
 
 namespace kseek {
@@ -41,6 +42,14 @@ struct JobQueueOptions {
   int max_attempts = 3;
   // A worker not heard from for this long is listed as offline.
   absl::Duration offline_after = absl::Seconds(60);
+  // Told of lease expiries and finished jobs (metrics); may be null.
+  QueueEvents* events = nullptr;
+};
+
+// How many unfinished jobs wait and how many are leased to a worker.
+struct QueueDepth {
+  int64_t queued = 0;
+  int64_t leased = 0;
 };
 
 struct SubmitOptions {
@@ -94,6 +103,7 @@ class JobQueue {
   // Re-queues or fails the jobs of leases past their deadline.
   void ExpireLeases();
 
+  QueueDepth Depth();
   // A counter that increases whenever a job is queued, changes state or stage.
   uint64_t generation();
   // Blocks until generation() differs from `seen` or `timeout` passes (real
@@ -113,6 +123,7 @@ class JobQueue {
     absl::Time deadline;
     std::string stage;
     kernelseek::v1::Progress progress;
+    absl::Time leased_at = absl::InfinitePast();  // unknown for a lease recovered after a restart
   };
   struct QueuedJob {
     kernelseek::v1::Job job;  // with source: handed to the worker on lease
@@ -140,6 +151,10 @@ class JobQueue {
   absl::Status NoteWorkerLocked(const kernelseek::v1::SynchronizeRequest& request, const std::string& state)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ExpireLeasesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Tells options_.events that job `job_id` (still in jobs_) ended in `state`;
+  // `lease` is its lease, if it had one.
+  void NoteFinishedLocked(int64_t job_id, kernelseek::v1::JobState state, const Lease* lease)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // `stored` (the store's worker rows) with what the queue knows live, as
   // ListWorkers returns them.
   std::vector<kernelseek::v1::WorkerInfo> WorkersLocked(std::vector<kernelseek::v1::WorkerInfo> stored)

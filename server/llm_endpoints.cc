@@ -1,6 +1,5 @@
 #include "server/llm_endpoints.h"
 
-#include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/log.h"
+#include "common/text_proto.h"
 #include "server/llm/anthropic_client.h"
 #include "server/llm/openai_client.h"
 #include "server/llm/replay_client.h"
@@ -24,20 +24,6 @@ namespace {
 using kernelseek::v1::LlmConfig;
 using kernelseek::v1::LlmEndpoint;
 using kernelseek::v1::LlmEndpointsFile;
-
-// Keeps the first parse error as "name:line:column: message".
-class FirstErrorCollector final : public google::protobuf::io::ErrorCollector {
- public:
-  explicit FirstErrorCollector(std::string name) : name_(std::move(name)) {}
-  void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string& message) override {
-    if (error_.empty()) error_ = absl::StrCat(name_, ":", line + 1, ":", column + 1, ": ", message);
-  }
-  const std::string& error() const { return error_; }
-
- private:
-  std::string name_;
-  std::string error_;
-};
 
 bool IsPlainName(const std::string& name) {
   static const std::regex kName("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
@@ -116,15 +102,9 @@ absl::StatusOr<LlmEndpoints> LlmEndpoints::FromText(const std::string& text, con
                                                     std::string replay_dir, LlmClientOptions options,
                                                     llm::HttpClient* http, const Clock* clock, GetEnv get_env) {
   if (!get_env) get_env = [](const std::string& var) { return std::getenv(var.c_str()); };
-  google::protobuf::TextFormat::Parser parser;
-  FirstErrorCollector errors(name);
-  parser.RecordErrorsTo(&errors);
   google::protobuf::TextFormat::ParseInfoTree locations;
-  parser.WriteLocationsTo(&locations);
   LlmEndpointsFile file;
-  if (!parser.ParseFromString(text, &file)) {
-    return absl::InvalidArgumentError(errors.error().empty() ? absl::StrCat(name, ": cannot parse") : errors.error());
-  }
+  if (absl::Status s = ParseTextProto(text, name, &file, &locations); !s.ok()) return s;
   LlmEndpoints result;
   result.replay_dir_ = std::move(replay_dir);
   result.options_ = options;

@@ -26,8 +26,11 @@
 #include <thread>
 #include <vector>
 
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -35,6 +38,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "common/clock.h"
+#include "common/config_file.h"
 #include "common/flags.h"
 #include "common/log.h"
 #include "common/protocol.h"
@@ -47,7 +51,10 @@
 #include "server/job_runner.h"
 #include "server/llm/curl_http_client.h"
 #include "server/llm_endpoints.h"
+#include "server/metered_llm_client.h"
+#include "server/metrics.h"
 #include "problem/problem_catalog.h"
+#include "proto/config.pb.h"
 #include "server/question_bank.h"
 #include "server/session_manager.h"
 #include "server/store.h"
@@ -300,10 +307,13 @@ int Serve(const std::vector<std::string>& args) {
   int64_t session_job_wait_s = 1800;
   std::string llm_endpoints_path;
   std::string replay_dir;
+  std::string metrics_listen;
+  std::string config_path;
   ServerTlsConfig tls;
   bool version = false;
   FlagSet flags("kseek-server",
                 "--listen HOST:PORT --db PATH [--tls-cert FILE --tls-key FILE [--worker-client-ca FILE]] [flags]\n"
+                "       kseek-server --config FILE [flags]\n"
                 "       kseek-server token create|list|revoke --help\n"
                 "       kseek-server backup --help\n"
                 "       kseek-server --version",
@@ -322,8 +332,15 @@ int Serve(const std::vector<std::string>& args) {
                 "plaintext, and only on a loopback --listen unless --insecure-plaintext.\n"
                 "A port that is already taken is an error, never shared. Calls from a kseek or\n"
                 "kseek-worker of another protocol version are refused, naming the side to\n"
-                "upgrade (--version prints both versions).");
+                "upgrade (--version prints both versions).\n"
+                "\n"
+                "--config FILE sets these flags from a protobuf text file (schema ServerConfig\n"
+                "in proto/config.proto, fields named like the flags: lease_timeout: 60); flags\n"
+                "on the command line override it. See deploy/config/server.textproto.\n"
+                "Operations: gRPC health (grpc.health.v1.Health, NOT_SERVING while stopping)\n"
+                "and reflection on --listen; Prometheus metrics on --metrics-listen.");
   flags.Bool("version", &version, "print the version and protocol version, and exit");
+  flags.String("config", &config_path, "config file (protobuf text format, schema ServerConfig in proto/config.proto)");
   flags.String("listen", &listen, "address to serve on; port 0 picks a free port (printed at start)");
   flags.String("db", &db_path, "SQLite database file (created and migrated if needed)");
   flags.String("tls-cert", &tls.cert_file,
@@ -347,7 +364,11 @@ int Serve(const std::vector<std::string>& args) {
                "LLM endpoints file (protobuf text format, schema proto/llm_endpoints.proto); empty: none");
   flags.String("replay-traces", &replay_dir,
                "folder of JSONL traces that replay sessions may name (plain file names; empty: uploads only)");
-  if (std::optional<int> done = ParseCommandFlags(flags, args, "kseek-server")) return *done;
+  flags.String("metrics-listen", &metrics_listen,
+               "HOST:PORT to serve Prometheus metrics on (GET /metrics, plain HTTP; port 0 picks one, printed "
+               "at start); empty: none");
+  kernelseek::v1::ServerConfig config;
+  if (std::optional<int> done = ParseCommandFlagsWithConfig(flags, args, "kseek-server", &config)) return *done;
   if (version) {
     std::cout << VersionLine("kseek-server") << "\n";
     return 0;
@@ -355,6 +376,12 @@ int Serve(const std::vector<std::string>& args) {
   if (db_path.empty()) return Fail("--db is required", kUsageError);
   absl::StatusOr<HostPort> address = ParseHostPort("listen", listen, /*allow_port_zero=*/true);
   if (!address.ok()) return Fail(std::string(address.status().message()), kUsageError);
+  if (!metrics_listen.empty()) {
+    if (absl::StatusOr<HostPort> m = ParseHostPort("metrics-listen", metrics_listen, /*allow_port_zero=*/true);
+        !m.ok()) {
+      return Fail(std::string(m.status().message()), kUsageError);
+    }
+  }
   absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = MakeServerCredentials(tls, listen);
   if (!credentials.ok()) return Fail(std::string(credentials.status().message()), kUsageError);
   // Before the database is opened: a second server started by mistake on the
@@ -397,12 +424,42 @@ int Serve(const std::vector<std::string>& args) {
   Log(absl::StrCat("problems from ", scenarios_dir, ": ",
                    problems->Names().empty() ? "none" : absl::StrJoin(problems->Names(), ", ")));
   RealClock clock;
+  // Before the queue and sessions, which report to it; it stops serving
+  // before they go.
+  ServerMetrics metrics;
   JobQueueOptions options;
+  options.events = &metrics;
   options.lease_timeout = absl::Seconds(lease_timeout_s);
   options.idle_poll = absl::Seconds(idle_poll_s);
   options.max_attempts = static_cast<int>(max_attempts);
   JobQueue queue(store->get(), &clock, &*problems, options);
+  // The metrics endpoint reads the queue and the store at each scrape: it
+  // stops before they go, on every way out of this function.
+  absl::Cleanup stop_metrics = [&metrics] { metrics.StopServing(); };
   if (absl::Status s = queue.Recover(); !s.ok()) return Fail(absl::StrCat("recovering jobs: ", s.message()));
+  if (!metrics_listen.empty()) {
+    metrics.SetSources({
+        .queue_depth = [&queue] { return queue.Depth(); },
+        .workers_connected =
+            [&queue] {
+              int64_t connected = 0;
+              for (const kernelseek::v1::WorkerInfo& w : queue.ListWorkers()) connected += w.state() != "offline";
+              return connected;
+            },
+        .sessions_running =
+            [&store] {
+              absl::StatusOr<std::vector<int64_t>> ids = (*store)->RunningSessionIds();
+              return ids.ok() ? static_cast<int64_t>(ids->size()) : int64_t{0};
+            },
+    });
+    absl::StatusOr<int> metrics_port = metrics.Serve(metrics_listen);
+    if (!metrics_port.ok()) {
+      return Fail(std::string(metrics_port.status().message()));
+    }
+    Log(absl::StrCat("metrics on http://", metrics_listen.substr(0, metrics_listen.rfind(':')), ":", *metrics_port,
+                     "/metrics"));
+  }
+
   std::optional<QuestionBank> bank;
   if (!question_bank_dir.empty()) {
     absl::StatusOr<QuestionBank> loaded = QuestionBank::LoadDirectory(question_bank_dir);
@@ -423,8 +480,17 @@ int Serve(const std::vector<std::string>& args) {
   if (!endpoints.ok()) return Fail(absl::StrCat("--llm-endpoints: ", endpoints.status().message()));
   Log(endpoints->Describe());
   SessionManager sessions(store->get(), &clock, &*problems, bank.has_value() ? &*bank : nullptr, &job_runner,
-                          [&endpoints](kernelseek::v1::LlmConfig* config, const std::string& api_key) {
-                            return endpoints->MakeClient(config, api_key);
+                          [&endpoints, &metrics, &clock](kernelseek::v1::LlmConfig* config,
+                                                         const std::string& api_key)
+                              -> absl::StatusOr<std::unique_ptr<llm::LlmClient>> {
+                            absl::StatusOr<std::unique_ptr<llm::LlmClient>> client =
+                                endpoints->MakeClient(config, api_key);
+                            if (!client.ok()) return client.status();
+                            return std::make_unique<MeteredLlmClient>(
+                                *std::move(client), &clock,
+                                [&metrics](absl::Duration latency, const absl::Status& status) {
+                                  metrics.LlmCall(latency, status);
+                                });
                           });
   if (absl::Status s = sessions.Recover(); !s.ok()) return Fail(absl::StrCat("resuming sessions: ", s.message()));
   Authenticator auth(store->get(), &clock, /*require_worker_certificate=*/!tls.worker_client_ca.empty());
@@ -432,6 +498,11 @@ int Serve(const std::vector<std::string>& args) {
   CoordinatorService coordinator(&queue, &auth, &*problems, &sessions, &tokens);
   WorkerHubService hub(&queue, &auth);
 
+  // grpc.health.v1 (overall status: SERVING from start, NOT_SERVING once
+  // stopping) and reflection, so grpc_health_probe, Kubernetes' gRPC probes
+  // and grpcurl work without the project's protos.
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
   // gRPC sets SO_REUSEPORT by default, which lets a second server bind a
@@ -466,6 +537,8 @@ int Serve(const std::vector<std::string>& args) {
     _exit(kRuntimeError);
   }).detach();
   stopping.Notify();
+  server->GetHealthCheckService()->SetServingStatus(false);
+  metrics.StopServing();
   // Sessions first: their loops end (LLM calls aborted, job waits cancelled)
   // before the queue stops, so no tool records a job cut off by the shutdown.
   sessions.Shutdown();

@@ -1,6 +1,5 @@
 #include "server/question_bank.h"
 
-#include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/text_proto.h"
 
 namespace kseek {
 namespace {
@@ -26,25 +26,6 @@ using kernelseek::v1::QuestionKind;
 using kernelseek::v1::Trigger;
 
 constexpr char kExtension[] = ".textproto";
-
-// Keeps the first parse error of a file as "file:line:column: message".
-class FirstErrorCollector final : public google::protobuf::io::ErrorCollector {
- public:
-  explicit FirstErrorCollector(std::string file) : file_(std::move(file)) {}
-
-  void AddError(int line, google::protobuf::io::ColumnNumber column,
-                const std::string& message) override {
-    // The parser's later errors are usually consequences of the first one.
-    if (!error_.empty()) return;
-    error_ = absl::StrCat(file_, ":", line + 1, ":", column + 1, ": ", message);
-  }
-
-  const std::string& error() const { return error_; }
-
- private:
-  std::string file_;
-  std::string error_;
-};
 
 bool IsValidId(const std::string& id) {
   return !id.empty() && std::all_of(id.begin(), id.end(), [](char c) {
@@ -134,16 +115,9 @@ absl::StatusOr<QuestionBank> QuestionBank::FromTexts(const std::vector<NamedText
       QuestionBankFile::descriptor()->FindFieldByName("question");
 
   for (const NamedText& file : files) {
-    google::protobuf::TextFormat::Parser parser;
-    FirstErrorCollector errors(file.name);
-    parser.RecordErrorsTo(&errors);
     google::protobuf::TextFormat::ParseInfoTree locations;
-    parser.WriteLocationsTo(&locations);
     QuestionBankFile parsed;
-    if (!parser.ParseFromString(file.text, &parsed)) {
-      return absl::InvalidArgumentError(
-          errors.error().empty() ? absl::StrCat(file.name, ": cannot parse") : errors.error());
-    }
+    if (absl::Status s = ParseTextProto(file.text, file.name, &parsed, &locations); !s.ok()) return s;
     for (int i = 0; i < parsed.question_size(); ++i) {
       const Question& q = parsed.question(i);
       std::string where =

@@ -23,11 +23,13 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "common/config_file.h"
 #include "common/flags.h"
 #include "common/log.h"
 #include "common/protocol.h"
 #include "common/tls.h"
 #include "common/version.h"
+#include "proto/config.pb.h"
 #include "worker/capabilities.h"
 #include "worker/compiler.h"
 #include "worker/job_executor.h"
@@ -198,12 +200,16 @@ int Main(int argc, char** argv) {
   int64_t bench_chunk = 12;
   std::string bwrap = FindTool("bwrap");
   int64_t gpu_index = -1;
+  bool require_gpu = false;
+  std::string nvidia_smi = "nvidia-smi";
+  std::string config_path;
   bool no_sandbox = false;
   int64_t sandbox_uid = -1;
   ClientTlsConfig tls;
   int64_t protocol_version = kProtocolVersion;
   bool version = false;
   FlagSet flags("kseek-worker", "--server HOST:PORT [--tls-ca FILE [--tls-cert FILE --tls-key FILE]] [flags]\n"
+                "       kseek-worker --config FILE [flags]\n"
                 "       kseek-worker --version",
                 "Runs KernelSeek jobs for a server. Dials out (so it works behind NAT),\n"
                 "advertises nvcc's architectures and any visible GPU, and survives every\n"
@@ -213,8 +219,17 @@ int Main(int argc, char** argv) {
                 "loopback server, or with --insecure-plaintext. A server started with\n"
                 "--worker-client-ca wants this worker's certificate: --tls-cert and --tls-key.\n"
                 "Every call carries this worker's protocol version; a server that speaks\n"
-                "another refuses it, saying which side to upgrade (--version prints both).");
+                "another refuses it, saying which side to upgrade (--version prints both).\n"
+                "\n"
+                "--config FILE sets these flags from a protobuf text file (schema WorkerConfig\n"
+                "in proto/config.proto, fields named like the flags: gpu: 0); the environment\n"
+                "and flags on the command line override it. The token stays out of the file.\n"
+                "See deploy/config/worker.textproto.\n"
+                "\n"
+                "A worker of a GPU pool (--require-gpu, or --gpu N) that finds no GPU at start\n"
+                "exits with an error instead of serving compile jobs only.");
   flags.Bool("version", &version, "print the version and protocol version, and exit");
+  flags.String("config", &config_path, "config file (protobuf text format, schema WorkerConfig in proto/config.proto)");
   flags.String("server", &server, "address of kseek-server");
   flags.String("tls-ca", &tls.ca_file, "CA certificate (PEM) that signed the server's certificate");
   flags.String("tls-cert", &tls.cert_file, "this worker's client certificate (PEM), for --worker-client-ca servers");
@@ -250,6 +265,10 @@ int Main(int argc, char** argv) {
             "on a node of several GPUs, the one GPU this worker serves (run one worker per GPU):\n"
             "sets CUDA_VISIBLE_DEVICES for its jobs, gives them only /dev/nvidiaN, and names\n"
             "the worker HOST-gpuN unless --name says otherwise");
+  flags.Bool("require-gpu", &require_gpu,
+             "this worker is for GPU jobs: exit with an error at start when nvidia-smi shows no GPU\n"
+             "(implied by --gpu)");
+  flags.String("nvidia-smi", &nvidia_smi, "nvidia-smi, which finds the GPU (empty: no GPU detection)");
   flags.String("bwrap", &bwrap,
                "bubblewrap, which every nvcc, cuobjdump, kseek-runner and ncu run of a job is\n"
                "sandboxed in (job folder, toolchain and GPU only; no network)");
@@ -260,8 +279,9 @@ int Main(int argc, char** argv) {
   flags.Bool("no-sandbox", &no_sandbox,
              "run jobs' programs without bubblewrap (limits and a clean environment\n"
              "only): for a developer's machine, never for a shared worker");
-  if (std::optional<int> done =
-          ParseCommandFlags(flags, std::vector<std::string>(argv + 1, argv + argc), "kseek-worker")) {
+  kernelseek::v1::WorkerConfig config;
+  if (std::optional<int> done = ParseCommandFlagsWithConfig(flags, std::vector<std::string>(argv + 1, argv + argc),
+                                                            "kseek-worker", &config)) {
     return *done;
   }
   if (version) {
@@ -331,6 +351,7 @@ int Main(int argc, char** argv) {
   probe.nvcc_path = nvcc;
   probe.ncu_path = ncu;
   probe.gpu_index = static_cast<int>(gpu_index);
+  probe.nvidia_smi_path = nvidia_smi;
   probe.baseline_probe = BaselineProbeArgv(python, baselines_dir);
   if (!python_path.empty()) probe.baseline_probe_env = {PythonPathEnv(python_path)};
   DetectedCapabilities detected = DetectCapabilities(probe);
@@ -339,6 +360,17 @@ int Main(int argc, char** argv) {
   if (!detected.ncu_note.empty()) Log(detected.ncu_note);
   if (!detected.baselines_note.empty()) Log(detected.baselines_note);
   if (cuobjdump.empty()) Log("no cuobjdump found: compile results will carry no SASS summary");
+  // A worker meant for a GPU pool that came up without its GPU (driver not
+  // loaded, device not passed into the container, wrong index) would
+  // otherwise serve compile jobs only and leave the pool a GPU short
+  // without anyone noticing.
+  if ((require_gpu || gpu_index >= 0) && !detected.gpu_note.empty()) {
+    std::cerr << "kseek-worker: " << (gpu_index >= 0 ? absl::StrCat("--gpu ", gpu_index) : "--require-gpu")
+              << " but this worker sees no usable GPU (" << detected.gpu_note
+              << "); check the driver (nvidia-smi), that /dev/nvidia* is passed to the worker, "
+                 "CUDA_VISIBLE_DEVICES and the GPU index, or leave out --require-gpu for a compile-only worker\n";
+    return 2;
+  }
 
   Sandbox sandbox = Sandbox::Disabled();
   if (no_sandbox) {
