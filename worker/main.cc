@@ -339,6 +339,12 @@ int Main(int argc, char** argv) {
   if (!detected.ncu_note.empty()) Log(detected.ncu_note);
   if (!detected.baselines_note.empty()) Log(detected.baselines_note);
   if (cuobjdump.empty()) Log("no cuobjdump found: compile results will carry no SASS summary");
+  if (absl::StatusOr<std::string> note = AddProblemsCapability(scenarios_dir, &detected); !note.ok()) {
+    std::cerr << "kseek-worker: " << note.status().message() << "\n";
+    return 1;
+  } else if (!note->empty()) {
+    Log(*note);
+  }
 
   Sandbox sandbox = Sandbox::Disabled();
   if (no_sandbox) {
