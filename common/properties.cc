@@ -11,8 +11,8 @@
 namespace kseek {
 namespace {
 
-constexpr std::array<absl::string_view, 7> kKnownKeys = {"arch", "baselines", "compile", "driver",
-                                                         "gpu",  "ncu",       "nvcc"};
+constexpr std::array<absl::string_view, 8> kKnownKeys = {"arch", "baselines", "compile", "driver",
+                                                         "gpu",  "ncu",       "nvcc",    "problems"};
 constexpr size_t kMaxValueBytes = 512;
 
 // sm_<digits>[letter]: sm_90, sm_90a, sm_100f.
@@ -21,6 +21,16 @@ bool IsArchName(absl::string_view name) {
   if (std::islower(static_cast<unsigned char>(name.back()))) name.remove_suffix(1);
   return !name.empty() &&
          std::all_of(name.begin(), name.end(), [](char c) { return absl::ascii_isdigit(c); });
+}
+
+// NAME@HEX16: a problem and the short digest of its files (problem/problem_digest.h).
+bool IsProblemEntry(absl::string_view entry) {
+  std::vector<absl::string_view> parts = absl::StrSplit(entry, '@');
+  if (parts.size() != 2 || parts[0].empty() || parts[1].size() != 16) return false;
+  return std::all_of(parts[0].begin(), parts[0].end(),
+                     [](char c) { return absl::ascii_islower(c) || absl::ascii_isdigit(c) || c == '_'; }) &&
+         std::all_of(parts[1].begin(), parts[1].end(),
+                     [](char c) { return absl::ascii_isdigit(c) || (c >= 'a' && c <= 'f'); });
 }
 
 absl::Status ValidateValue(const kernelseek::v1::Property& p) {
@@ -53,6 +63,15 @@ absl::Status ValidateValue(const kernelseek::v1::Property& p) {
       }
     }
   }
+  if (p.key() == "problems") {
+    for (absl::string_view entry : absl::StrSplit(value, ',')) {
+      if (!IsProblemEntry(entry)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("property 'problems' value '", value, "' lists '", entry,
+                         "', which is not a problem and its digest like attention_fwd@0123456789abcdef"));
+      }
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -78,7 +97,7 @@ absl::Status ValidateProperties(const PropertyList& properties) {
   for (const kernelseek::v1::Property& p : properties) {
     if (!IsKnownPropertyKey(p.key())) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "unknown property key '", p.key(), "' (known: arch, baselines, compile, driver, gpu, ncu, nvcc)"));
+          "unknown property key '", p.key(), "' (known: arch, baselines, compile, driver, gpu, ncu, nvcc, problems)"));
     }
     if (previous != nullptr && previous->key() == p.key()) {
       return absl::InvalidArgumentError(absl::StrCat("property '", p.key(), "' appears twice"));
@@ -100,10 +119,10 @@ bool RequirementsMatch(const PropertyList& requirements, const PropertyList& cap
                      [&](const kernelseek::v1::Property& p) { return p.key() == need.key(); });
     if (have == capabilities.end()) return false;
     if (need.value() == kAnyValue) continue;
-    if (need.key() == "compile") {
-      std::vector<std::string> offered = SplitArchList(have->value());
-      for (const std::string& arch : SplitArchList(need.value())) {
-        if (std::find(offered.begin(), offered.end(), arch) == offered.end()) return false;
+    if (need.key() == "compile" || need.key() == "problems") {
+      std::vector<std::string> offered = absl::StrSplit(have->value(), ',');
+      for (absl::string_view item : absl::StrSplit(need.value(), ',')) {
+        if (std::find(offered.begin(), offered.end(), item) == offered.end()) return false;
       }
     } else if (need.value() != have->value()) {
       return false;

@@ -21,7 +21,7 @@ using PropertyList = google::protobuf::RepeatedPtrField<kernelseek::v1::Property
 // (e.g. `ncu=*`: any Nsight Compute version).
 inline constexpr absl::string_view kAnyValue = "*";
 
-// The keys the proto defines: arch, compile, driver, gpu, ncu, nvcc.
+// The keys the proto defines: arch, baselines, compile, driver, gpu, ncu, nvcc, problems.
 bool IsKnownPropertyKey(absl::string_view key);
 
 // Sorts by key (stable), so a list built in any order can then be validated.
@@ -30,15 +30,16 @@ void SortProperties(PropertyList* properties);
 // INVALID_ARGUMENT, naming the offending key or value, when a key is unknown,
 // appears twice, is out of key order, or its value is empty, has surrounding
 // whitespace or control characters, or is malformed for its key (`arch` must
-// look like sm_90; `compile` a comma-separated list of such names). The value
+// look like sm_90; `compile` a comma-separated list of such names; `problems`
+// a comma-separated list of NAME@HEX16). The value
 // kAnyValue is well-formed for every key.
 absl::Status ValidateProperties(const PropertyList& properties);
 
 // Whether a worker with `capabilities` can run a job with `requirements`.
 // A requirement whose key the worker lacks never matches. Otherwise a
 // requirement valued kAnyValue matches whatever value the worker has;
-// `compile=X[,Y...]` matches when the worker's compile list contains every
-// listed architecture; any other key needs an equal value. Both lists are
+// `compile=X[,Y...]` and `problems=P@D[,...]` match when the worker's list
+// contains every listed item; any other key needs an equal value. Both lists are
 // assumed valid.
 bool RequirementsMatch(const PropertyList& requirements, const PropertyList& capabilities);
 

@@ -37,4 +37,10 @@ std::vector<std::string> ProblemCatalog::Names() const {
   return names;
 }
 
+std::string ProblemCatalog::Capability() const {
+  std::vector<std::string> entries;
+  for (const auto& [name, problem] : problems_) entries.push_back(ProblemCapability(name, problem.digest()));
+  return absl::StrJoin(entries, ",");
+}
+
 }  // namespace kseek

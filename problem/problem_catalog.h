@@ -27,6 +27,9 @@ class ProblemCatalog {
   // NOT_FOUND naming the known problems.
   absl::StatusOr<const Problem*> Find(const std::string& name) const;
   std::vector<std::string> Names() const;
+  // The `problems` property of a worker with these files: every problem's
+  // ProblemCapability, by name, comma-separated; empty for an empty catalog.
+  std::string Capability() const;
 
  private:
   std::map<std::string, Problem> problems_;

@@ -26,6 +26,10 @@ kernelseek::v1::ProblemDigest DigestOf(absl::string_view manifest_text, absl::st
   return digest;
 }
 
+std::string ProblemCapability(absl::string_view problem, const kernelseek::v1::ProblemDigest& digest) {
+  return absl::StrCat(problem, "@", Sha256Hex(absl::StrCat(digest.manifest_sha256(), digest.scenarios_sha256())).substr(0, 16));
+}
+
 absl::Status CheckProblemDigest(absl::string_view problem, const kernelseek::v1::ProblemDigest& expected,
                                 const kernelseek::v1::ProblemDigest& actual) {
   if (expected.manifest_sha256().empty() && expected.scenarios_sha256().empty()) return absl::OkStatus();

@@ -22,6 +22,13 @@ std::string Sha256Hex(absl::string_view bytes);
 kernelseek::v1::ProblemDigest DigestOf(absl::string_view manifest_text, absl::string_view manifest_name,
                                        absl::string_view scenarios_text, absl::string_view scenarios_name);
 
+// `NAME@HEX16`: the problem's name and the first 16 hex digits of the
+// SHA-256 of its two file digests. A worker advertises one per problem it
+// has (the `problems` property), and a verify, bench or profile job requires
+// the one of the server's files, so a job is leased only to workers whose
+// files are the server's.
+std::string ProblemCapability(absl::string_view problem, const kernelseek::v1::ProblemDigest& digest);
+
 // OK when `expected` (the server's) is empty, as from a server older than
 // digests, or when both hashes equal `actual` (this worker's).
 // FAILED_PRECONDITION otherwise, naming the problem and, per file that

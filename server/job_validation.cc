@@ -165,10 +165,13 @@ absl::StatusOr<std::vector<kernelseek::v1::Property>> ValidateJobSpec(kernelseek
   if (!runs) return std::vector<kernelseek::v1::Property>{MakeProperty("compile", std::string(arch->name))};
   if (absl::Status s = ValidateRunOptions(spec_ptr, problems); !s.ok()) return s;
   // Sorted by key: a GPU of the arch's compute capability that can also build
-  // for it, and for a profile any version of Nsight Compute.
+  // for it, for a profile any version of Nsight Compute, and the problem's
+  // files as the server has them.
   std::vector<kernelseek::v1::Property> requirements = {MakeProperty("arch", std::string(arch->base)),
                                                         MakeProperty("compile", std::string(arch->name))};
   if (profile) requirements.push_back(MakeProperty("ncu", std::string(kAnyValue)));
+  requirements.push_back(
+      MakeProperty("problems", ProblemCapability(spec_ptr->run().problem(), spec_ptr->run().problem_digest())));
   return requirements;
 }
 

@@ -19,6 +19,7 @@
 #include "common/baseline_list.h"
 #include "common/subprocess.h"
 #include "problem/arch.h"
+#include "problem/problem_catalog.h"
 
 namespace kseek {
 namespace {
@@ -168,6 +169,21 @@ std::optional<GpuInfo> ParseNvidiaSmi(absl::string_view query_output,
     return info;
   }
   return std::nullopt;
+}
+
+absl::StatusOr<std::string> AddProblemsCapability(const std::string& scenarios_dir, DetectedCapabilities* detected) {
+  PropertyList& properties = detected->properties;
+  if (std::none_of(properties.begin(), properties.end(),
+                   [](const kernelseek::v1::Property& p) { return p.key() == "arch"; })) {
+    return std::string();
+  }
+  absl::StatusOr<ProblemCatalog> catalog = ProblemCatalog::Load(scenarios_dir);
+  if (!catalog.ok()) return catalog.status();
+  std::string value = catalog->Capability();
+  if (value.empty()) return absl::StrCat("no problems in ", scenarios_dir, ": no verify, bench or profile job will come");
+  AddProperty(&properties, "problems", value);
+  SortProperties(&properties);
+  return std::string();
 }
 
 DetectedCapabilities DetectCapabilities(const CapabilityProbeConfig& config) {

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "common/properties.h"
@@ -53,6 +54,14 @@ struct DetectedCapabilities {
 };
 
 DetectedCapabilities DetectCapabilities(const CapabilityProbeConfig& config);
+
+// Adds the `problems` property for the problems in `scenarios_dir` (one
+// NAME@DIGEST each, see ProblemCatalog::Capability) to a GPU worker's
+// properties, keeping them sorted; nothing for a worker without a GPU (no
+// `arch`: it runs no verify, bench or profile) or an empty folder, which the
+// returned note then says. INVALID_ARGUMENT with the file and line for a
+// manifest that does not parse: a GPU worker refuses to start on it.
+absl::StatusOr<std::string> AddProblemsCapability(const std::string& scenarios_dir, DetectedCapabilities* detected);
 
 // The probe command of the first (by name) PROBLEM_baseline.py in
 // `baselines_dir`, run with `python`: {python, PATH, "--probe"}; empty when

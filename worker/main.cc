@@ -371,6 +371,12 @@ int Main(int argc, char** argv) {
                  "CUDA_VISIBLE_DEVICES and the GPU index, or leave out --require-gpu for a compile-only worker\n";
     return 2;
   }
+  if (absl::StatusOr<std::string> note = AddProblemsCapability(scenarios_dir, &detected); !note.ok()) {
+    std::cerr << "kseek-worker: " << note.status().message() << "\n";
+    return 1;
+  } else if (!note->empty()) {
+    Log(*note);
+  }
 
   Sandbox sandbox = Sandbox::Disabled();
   if (no_sandbox) {

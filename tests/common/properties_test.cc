@@ -95,5 +95,22 @@ TEST_CASE("ValidateProperties knows ncu and accepts \"*\" for any key") {
   CHECK(ValidateProperties(Props({{"arch", "*"}, {"compile", "*"}, {"ncu", "*"}})).ok());
 }
 
+TEST_CASE("problems lists NAME@HEX16 entries, and a requirement needs its entry in the worker's list") {
+  CHECK(ValidateProperties(Props({{"problems", "attention_fwd@0123456789abcdef,gemm@fedcba9876543210"}})).ok());
+  for (const char* bad : {"attention_fwd", "attention_fwd@0123", "attention_fwd@0123456789ABCDEF",
+                          "Attention@0123456789abcdef", "a@0123456789abcdef,", "a@b@0123456789abcdef"}) {
+    INFO(bad);
+    absl::Status status = ValidateProperties(Props({{"problems", bad}}));
+    CHECK(status.code() == absl::StatusCode::kInvalidArgument);
+    CHECK_THAT(std::string(status.message()), Catch::Contains("attention_fwd@0123456789abcdef"));
+  }
+  PropertyList worker = Props({{"arch", "sm_90"}, {"problems", "attention_fwd@0123456789abcdef,gemm@1111111111111111"}});
+  CHECK(RequirementsMatch(Props({{"problems", "gemm@1111111111111111"}}), worker));
+  CHECK(RequirementsMatch(Props({{"problems", "attention_fwd@0123456789abcdef"}}), worker));
+  CHECK_FALSE(RequirementsMatch(Props({{"problems", "gemm@2222222222222222"}}), worker));  // other files
+  CHECK_FALSE(RequirementsMatch(Props({{"problems", "softmax@0123456789abcdef"}}), worker));
+  CHECK_FALSE(RequirementsMatch(Props({{"problems", "gemm@1111111111111111"}}), Props({{"arch", "sm_90"}})));
+}
+
 }  // namespace
 }  // namespace kseek

@@ -47,5 +47,18 @@ TEST_CASE("CheckProblemDigest refuses other scenarios naming both files and dige
   CHECK(message.find("manifest") == std::string::npos);  // the manifests agree
 }
 
+TEST_CASE("ProblemCapability names the problem and 16 hex digits that change with either file", "[digest]") {
+  ProblemDigest base = DigestOf("name: \"p\"", "/a/problem.textproto", "scenario {}", "/a/s.textproto");
+  ProblemDigest moved = DigestOf("name: \"p\"", "/b/problem.textproto", "scenario {}", "/b/s.textproto");
+  ProblemDigest manifest = DigestOf("name: \"p\" ", "/a/problem.textproto", "scenario {}", "/a/s.textproto");
+  ProblemDigest scenarios = DigestOf("name: \"p\"", "/a/problem.textproto", "scenario { }", "/a/s.textproto");
+  const std::string value = ProblemCapability("p", base);
+  CHECK(value.size() == 2 + 16);
+  CHECK(value.rfind("p@", 0) == 0);
+  CHECK(ProblemCapability("p", moved) == value);  // where the files lie does not matter
+  CHECK(ProblemCapability("p", manifest) != value);
+  CHECK(ProblemCapability("p", scenarios) != value);
+}
+
 }  // namespace
 }  // namespace kseek

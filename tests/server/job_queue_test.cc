@@ -334,19 +334,39 @@ TEST_CASE("verify and bench jobs get defaults and need a GPU of the arch") {
   REQUIRE(job.spec().run().scenarios() == "perf");
   REQUIRE(job.spec().run().baseline() == "cudnn");
   REQUIRE(job.spec().run().max_seconds_per_scenario() > 0);
-  REQUIRE(job.requirements_size() == 2);
+  REQUIRE(job.requirements_size() == 3);
   REQUIRE(job.requirements(0).key() == "arch");
   REQUIRE(job.requirements(0).value() == "sm_90");
+  // The problem's files as the server has them.
+  const std::string attention =
+      ProblemCapability("attention_fwd", (*f.problems.Find("attention_fwd"))->digest());
+  REQUIRE(job.requirements(2).key() == "problems");
+  REQUIRE(job.requirements(2).value() == attention);
+  REQUIRE(job.spec().run().problem_digest().manifest_sha256().size() == 64);
 
-  // A compile-only worker cannot take it; a Hopper worker can.
+  // A compile-only worker cannot take it, nor a Hopper worker without the
+  // problem or with other files for it; a Hopper worker with the server's can.
   REQUIRE(f.queue.Synchronize(Idle("cpu")).value().desired_state.has_idle());
-  SynchronizeRequest gpu = Idle("h200");
-  auto* arch = gpu.mutable_capabilities()->Add();
-  arch->set_key("arch");
-  arch->set_value("sm_90");
-  std::sort(gpu.mutable_capabilities()->begin(), gpu.mutable_capabilities()->end(),
-            [](const auto& a, const auto& b) { return a.key() < b.key(); });
-  REQUIRE(f.queue.Synchronize(gpu).value().desired_state.execute().job_id() == id);
+  auto hopper = [](const std::string& name, const std::string& problems) {
+    SynchronizeRequest gpu = Idle(name);
+    auto* arch = gpu.mutable_capabilities()->Add();
+    arch->set_key("arch");
+    arch->set_value("sm_90");
+    if (!problems.empty()) {
+      auto* p = gpu.mutable_capabilities()->Add();
+      p->set_key("problems");
+      p->set_value(problems);
+    }
+    std::sort(gpu.mutable_capabilities()->begin(), gpu.mutable_capabilities()->end(),
+              [](const auto& a, const auto& b) { return a.key() < b.key(); });
+    return gpu;
+  };
+  REQUIRE(f.queue.Synchronize(hopper("h200-none", "")).value().desired_state.has_idle());
+  REQUIRE(f.queue.Synchronize(hopper("h200-other", "attention_fwd@0123456789abcdef")).value().desired_state.has_idle());
+  REQUIRE(f.queue.Synchronize(hopper("h200", "gemm@0123456789abcdef," + attention))
+              .value()
+              .desired_state.execute()
+              .job_id() == id);
 }
 
 TEST_CASE("verify and bench jobs with unknown problems, scenarios or baselines are refused") {
@@ -447,9 +467,10 @@ TEST_CASE("a profile job names exactly one scenario id and needs a worker with n
   std::string id =
       f.queue.Submit("ana", kDefaultTeam, RunSpec(kernelseek::v1::JOB_KIND_PROFILE, "perf-bf16-d64-full-s512"), kQueueAnyway).value();
   auto job = f.queue.GetJob(id).value();
-  REQUIRE(job.requirements_size() == 3);
+  REQUIRE(job.requirements_size() == 4);
   CHECK(job.requirements(2).key() == "ncu");
   CHECK(job.requirements(2).value() == "*");
+  CHECK(job.requirements(3).key() == "problems");
 
   // A Hopper worker without Nsight Compute cannot take it; one with any version can.
   auto add = [](SynchronizeRequest* r, const std::string& key, const std::string& value) {
@@ -461,10 +482,12 @@ TEST_CASE("a profile job names exactly one scenario id and needs a worker with n
   };
   SynchronizeRequest plain = Idle("h200-plain");
   add(&plain, "arch", "sm_90");
+  add(&plain, "problems", f.problems.Capability());
   REQUIRE(f.queue.Synchronize(plain).value().desired_state.has_idle());
   SynchronizeRequest profiler = Idle("h200-ncu");
   add(&profiler, "arch", "sm_90");
   add(&profiler, "ncu", "2025.3.1");
+  add(&profiler, "problems", f.problems.Capability());
   REQUIRE(f.queue.Synchronize(profiler).value().desired_state.execute().job_id() == id);
 }
 
@@ -479,7 +502,7 @@ TEST_CASE("Submit refuses a job no connected worker could run, naming what is mi
   CHECK(verify.status().code() == absl::StatusCode::kFailedPrecondition);
   CHECK(std::string(verify.status().message()) ==
         "no connected worker can run this verify job: no connected worker has arch=sm_90 (workers: cpu-1 (no arch, "
-        "compile=sm_90a,sm_100a)); nothing was queued");
+        "compile=sm_90a,sm_100a, no problems)); nothing was queued");
   CHECK(f.store->ListJobs({.team = kDefaultTeam}).value().empty());
 
   // A compile the same worker can run is queued; the verify only when asked.

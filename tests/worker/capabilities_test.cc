@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "problem/problem_catalog.h"
 #include "tests/testing/temp_dir.h"
 
 namespace kseek {
@@ -204,6 +205,57 @@ TEST_CASE("BaselineProbeArgv runs the folder's baseline program with --probe") {
   std::ofstream(dir.File("attention_fwd_baseline.py")) << "\n";
   CHECK(BaselineProbeArgv("python3", dir.path()) ==
         std::vector<std::string>{"python3", dir.File("attention_fwd_baseline.py"), "--probe"});
+}
+
+void AddProperty(PropertyList* list, const std::string& key, const std::string& value) {
+  kernelseek::v1::Property* p = list->Add();
+  p->set_key(key);
+  p->set_value(value);
+}
+
+TEST_CASE("AddProblemsCapability advertises a GPU worker's problems with their digests, and nothing without a GPU") {
+  const std::string scenarios = std::string(KSEEK_SOURCE_DIR) + "/scenarios";
+  absl::StatusOr<ProblemCatalog> catalog = ProblemCatalog::Load(scenarios);
+  REQUIRE(catalog.ok());
+  REQUIRE_FALSE(catalog->Names().empty());
+
+  DetectedCapabilities gpu;
+  AddProperty(&gpu.properties, "arch", "sm_90");
+  AddProperty(&gpu.properties, "nvcc", "13.0");
+  absl::StatusOr<std::string> note = AddProblemsCapability(scenarios, &gpu);
+  REQUIRE(note.ok());
+  CHECK(note->empty());
+  REQUIRE(ValidateProperties(gpu.properties).ok());  // still sorted: problems after nvcc
+  REQUIRE(gpu.properties.size() == 3);
+  CHECK(gpu.properties[2].key() == "problems");
+  CHECK(gpu.properties[2].value() == catalog->Capability());
+  for (const std::string& name : catalog->Names()) {
+    CHECK_THAT(gpu.properties[2].value(), Catch::Contains(ProblemCapability(name, (*catalog->Find(name))->digest())));
+  }
+
+  DetectedCapabilities cpu;
+  AddProperty(&cpu.properties, "compile", "sm_90a");
+  REQUIRE(AddProblemsCapability(scenarios, &cpu).ok());
+  CHECK(cpu.properties.size() == 1);
+
+  testing::TempDir empty;
+  DetectedCapabilities bare;
+  AddProperty(&bare.properties, "arch", "sm_90");
+  note = AddProblemsCapability(empty.path(), &bare);
+  REQUIRE(note.ok());
+  CHECK_THAT(*note, Catch::Contains("no problems in"));
+  CHECK(bare.properties.size() == 1);
+}
+
+TEST_CASE("AddProblemsCapability refuses a GPU worker a manifest that does not parse, with its file and line") {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir.File("broken"));
+  std::ofstream(dir.File("broken/problem.textproto")) << "name: \"broken\"\nentry_point: 12 12\n";
+  DetectedCapabilities gpu;
+  AddProperty(&gpu.properties, "arch", "sm_90");
+  absl::StatusOr<std::string> note = AddProblemsCapability(dir.path(), &gpu);
+  REQUIRE_FALSE(note.ok());
+  CHECK_THAT(std::string(note.status().message()), Catch::Contains("problem.textproto"));
 }
 
 }  // namespace
