@@ -252,6 +252,7 @@ std::string FormatCompileResult(const kernelseek::v1::JobSpec& spec, const std::
       result.success()
           ? absl::StrFormat("%s: compiled in %.2f s%s\n", title, result.seconds(), where)
           : absl::StrFormat("%s: did not compile (%.2f s%s)\n", title, result.seconds(), where);
+  if (!result.cache().empty()) absl::StrAppend(&out, "compile: cache ", result.cache(), "\n");
 
   if (result.diagnostics_size() > 0) {
     absl::StrAppend(&out, "\ndiagnostics:\n");

@@ -97,6 +97,11 @@ ChildProcess* LocalStack::StartWorker(const std::string& name, const std::string
   if (std::find(extra_flags.begin(), extra_flags.end(), "--temp-dir") == extra_flags.end()) {
     argv.insert(argv.end(), {"--temp-dir", WorkerTempDir()});
   }
+  // A compile cache of its own per worker, in this stack: builds of other
+  // tests (or of the user running them) must not answer this one's.
+  if (std::find(extra_flags.begin(), extra_flags.end(), "--compile-cache-dir") == extra_flags.end()) {
+    argv.insert(argv.end(), {"--compile-cache-dir", dir_.File(name + "-compile-cache")});
+  }
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   auto worker = ChildProcess::Start(argv, dir_.File(name + ".log"), {{"KSEEK_WORKER_TOKEN", worker_token_}});
   REQUIRE(worker.ok());
