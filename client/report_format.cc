@@ -318,7 +318,10 @@ std::string FormatJobDetails(const Job& job, absl::Time now) {
   }
   if (job.state() == kernelseek::v1::JOB_STATE_LEASED && job.progress().total() > 0) {
     fields.emplace_back(
-        "progress", absl::StrCat(job.progress().done(), "/", job.progress().total(), " scenarios"));
+        "progress", absl::StrCat(job.progress().done(), "/", job.progress().total(), " scenarios",
+                                 job.progress().shards() > 1 ? absl::StrCat(", ", job.progress().shards_done(), "/",
+                                                                            job.progress().shards(), " shards done")
+                                                             : ""));
   }
   std::string out;
   for (const auto& [name, value] : fields)

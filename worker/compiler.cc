@@ -62,6 +62,20 @@ absl::Status WriteNewFile(const std::string& path, absl::string_view contents) {
   return absl::OkStatus();
 }
 
+// Writes `contents` to `path` whole or not at all: to a new file beside it,
+// then renamed over it (kseek-runner must never load half a shared object).
+absl::Status PlaceFile(const std::string& path, absl::string_view contents) {
+  const std::string temp = absl::StrCat(path, ".cached");
+  unlink(temp.c_str());
+  if (absl::Status s = WriteNewFile(temp, contents); !s.ok()) return s;
+  if (rename(temp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    unlink(temp.c_str());
+    return absl::FailedPreconditionError(absl::StrCat("cannot rename '", temp, "' to '", path, "': ", std::strerror(err)));
+  }
+  return absl::OkStatus();
+}
+
 // Cuts `text` to `limit` bytes, saying so at the end.
 void AppendCapped(std::string* log, absl::string_view text, size_t limit) {
   if (log->size() >= limit) return;
@@ -176,7 +190,7 @@ absl::StatusOr<CompileResult> Compiler::Build(const kernelseek::v1::JobSpec& spe
       cache_key = CompileCacheKey(parts);
       std::optional<CompileCache::Found> found = config_.cache->Lookup(cache_key, &cache_note);
       absl::Status placed = absl::OkStatus();
-      if (found.has_value() && !so_path.empty()) placed = WriteNewFile(so_path, found->entry.artifact());
+      if (found.has_value() && !so_path.empty()) placed = PlaceFile(so_path, found->entry.artifact());
       if (found.has_value() && placed.ok()) {
         CompileResult hit = found->entry.result();
         hit.set_cache(absl::StrCat("hit ", cache_key.substr(0, 12), found->from_server ? " from server" : ""));
@@ -185,8 +199,6 @@ absl::StatusOr<CompileResult> Compiler::Build(const kernelseek::v1::JobSpec& spe
         return hit;
       }
       if (!placed.ok()) {
-        // A half-written file would be loaded as the kernel: remove it and build.
-        unlink(so_path.c_str());
         absl::StrAppend(&cache_note, cache_note.empty() ? "" : "; ", "cached build not placed: ", placed.message());
       }
     }

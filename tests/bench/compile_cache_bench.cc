@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -162,30 +163,30 @@ int Main(int argc, char** argv) {
     return 1;
   }
 
+  // Each job's shared object in a folder of its own, as each job's folder is.
   std::vector<std::pair<std::string, std::vector<Step>>> runs;
-  runs.emplace_back("no cache", RunSequence(config, spec, dir.path()));
-  config.cache = cache_a->get();
-  runs.emplace_back("worker cache", RunSequence(config, spec, dir.path()));
-  config.cache = cache_b->get();
-  runs.emplace_back("from server", RunSequence(config, spec, dir.path()));
+  for (const char* name : {"no cache", "worker cache", "from server"}) {
+    config.cache = std::string(name) == "no cache" ? nullptr : std::string(name) == "worker cache" ? cache_a->get()
+                                                                                                  : cache_b->get();
+    const std::string out = dir.File(absl::StrCat("out-", runs.size()));
+    std::filesystem::create_directories(out);
+    runs.emplace_back(name, RunSequence(config, spec, out));
+  }
   for (const auto& [name, steps] : runs) {
     if (steps.empty()) return 1;
   }
 
   std::printf("builds of %s for %s, one kernel version's jobs in order (seconds; %ld CPU cores)\n",
               spec.source_name().c_str(), arch.c_str(), sysconf(_SC_NPROCESSORS_ONLN));
-  std::printf("| job | %-14s | %-30s | %-30s |\n", "no cache", "worker cache", "from server");
-  std::printf("| --- | --- | --- | --- |\n");
+  std::printf("| job     | no cache | worker cache                  | from server                               |\n");
+  std::printf("| ------- | -------- | ----------------------------- | ----------------------------------------- |\n");
   for (size_t i = 0; i < runs[0].second.size(); ++i) {
-    std::printf("| %s |", runs[0].second[i].job.c_str());
-    for (const auto& [name, steps] : runs) {
-      std::printf(" %7.2f %-22s |", steps[i].seconds, name == "no cache" ? "" : steps[i].cache.c_str());
-    }
-    std::printf("\n");
+    std::printf("| %-7s | %8.2f |", runs[0].second[i].job.c_str(), runs[0].second[i].seconds);
+    std::printf(" %8.2f %-20s |", runs[1].second[i].seconds, runs[1].second[i].cache.c_str());
+    std::printf(" %8.2f %-32s |\n", runs[2].second[i].seconds, runs[2].second[i].cache.c_str());
   }
-  std::printf("| total |");
-  for (const auto& [name, steps] : runs) std::printf(" %7.2f %-22s |", Total(steps), "");
-  std::printf("\n");
+  std::printf("| total   | %8.2f | %8.2f %-20s | %8.2f %-32s |\n", Total(runs[0].second), Total(runs[1].second), "",
+              Total(runs[2].second), "");
   std::printf("speedup of the sequence: worker cache %.2fx, from server %.2fx\n",
               Total(runs[0].second) / Total(runs[1].second), Total(runs[0].second) / Total(runs[2].second));
   return 0;

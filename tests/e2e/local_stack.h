@@ -45,7 +45,8 @@ class LocalStack {
   // `extra_flags` names one.
   ChildProcess* StartWorker(const std::string& name, const std::string& nvcc = "",
                             const std::vector<std::string>& extra_flags = {},
-                           bool wait_until_listed = true);
+                           bool wait_until_listed = true,
+                           const std::vector<std::pair<std::string, std::string>>& env = {});
 
   // Runs the CLI against the server with the user token (and `env`).
   SubprocessResult Kseek(const std::vector<std::string>& args, const std::string& token = "",

@@ -257,6 +257,12 @@ TEST_CASE("Compiler with a compile cache builds a key once and rebuilds when any
   CHECK(again->seconds() < built->seconds());
   CHECK(Slurp(out + "/second.so") == Slurp(out + "/first.so"));
   CHECK_FALSE(Slurp(out + "/second.so").empty());
+  // A hit replaces a file already at the path, whole.
+  std::ofstream(out + "/stale.so") << "stale";
+  absl::StatusOr<CompileResult> over = compiler.BuildSharedObject(spec, out + "/stale.so");
+  REQUIRE(over.ok());
+  CHECK(over->cache() == "hit " + prefix);
+  CHECK(Slurp(out + "/stale.so") == Slurp(out + "/first.so"));
 
   SECTION("another define, arch, line info or source is another key") {
     std::vector<JobSpec> variants(4, spec);
