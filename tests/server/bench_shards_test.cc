@@ -239,7 +239,7 @@ TEST_CASE("shards of a bench land on distinct idle workers of the same GPU and d
   CHECK(one.shards(0).scenarios_size() == static_cast<int>(perf.size()));
 }
 
-TEST_CASE("--shards N waits for N matching workers; one worker never holds two shards at once") {
+TEST_CASE("a bench of N shards waits for N matching workers, and one worker never holds two shards at once") {
   Fixture f;
   const std::string id = f.queue.Submit("ana", kDefaultTeam, BenchSpec("perf", 2), kQueueAnyway).value();
   const SynchronizeRequest a = GpuWorker("h200-a");
@@ -262,7 +262,7 @@ TEST_CASE("--shards N waits for N matching workers; one worker never holds two s
   CHECK(f.queue.GetJob(id)->result().run().shards_size() == 2);
 }
 
-TEST_CASE("a shard whose worker is lost is leased again; when its attempts run out the job fails and drops the rest") {
+TEST_CASE("a shard whose worker is lost is leased again, and when its attempts run out the job fails and drops the rest") {
   Fixture f;
   const SynchronizeRequest a = GpuWorker("h200-a"), b = GpuWorker("h200-b"), c = GpuWorker("h200-c");
   const std::string id = f.queue.Submit("ana", kDefaultTeam, BenchSpec("perf", 2), kQueueAnyway).value();
