@@ -252,6 +252,7 @@ std::string FormatCompileResult(const kernelseek::v1::JobSpec& spec, const std::
       result.success()
           ? absl::StrFormat("%s: compiled in %.2f s%s\n", title, result.seconds(), where)
           : absl::StrFormat("%s: did not compile (%.2f s%s)\n", title, result.seconds(), where);
+  if (!result.cache().empty()) absl::StrAppend(&out, "compile: cache ", result.cache(), "\n");
 
   if (result.diagnostics_size() > 0) {
     absl::StrAppend(&out, "\ndiagnostics:\n");
@@ -317,7 +318,10 @@ std::string FormatJobDetails(const Job& job, absl::Time now) {
   }
   if (job.state() == kernelseek::v1::JOB_STATE_LEASED && job.progress().total() > 0) {
     fields.emplace_back(
-        "progress", absl::StrCat(job.progress().done(), "/", job.progress().total(), " scenarios"));
+        "progress", absl::StrCat(job.progress().done(), "/", job.progress().total(), " scenarios",
+                                 job.progress().shards() > 1 ? absl::StrCat(", ", job.progress().shards_done(), "/",
+                                                                            job.progress().shards(), " shards done")
+                                                             : ""));
   }
   std::string out;
   for (const auto& [name, value] : fields)

@@ -198,6 +198,8 @@ std::string FormatRunOptions(kernelseek::v1::JobKind kind,
       absl::StrAppend(&out, ", at most ", options.max_seconds_per_scenario(), " s per scenario");
     }
     if (options.rounds() > 1) absl::StrAppend(&out, ", best of ", options.rounds(), " rounds");
+    if (options.shards() > 1) absl::StrAppend(&out, ", over ", options.shards(), " GPUs");
+    if (options.shards() < 0) absl::StrAppend(&out, ", over the idle GPUs");
   }
   return out;
 }
@@ -218,6 +220,16 @@ std::string FormatRunReport(const Job& job) {
   absl::StrAppend(&out, "\n");
   if (run.scenarios_size() > 0) absl::StrAppend(&out, ScenarioTable(run, IsBench(job)), "\n");
   absl::StrAppend(&out, Summary(job));
+  if (run.shards_size() > 1) {
+    std::vector<std::string> shards;
+    for (const kernelseek::v1::BenchShard& shard : run.shards()) {
+      shards.push_back(absl::StrCat(shard.index() + 1, " on ", shard.worker(), " (", shard.scenarios_size(),
+                                    shard.scenarios_size() == 1 ? " scenario" : " scenarios",
+                                    shard.attempts() > 1 ? absl::StrCat(", ", shard.attempts(), " attempts") : "",
+                                    ")"));
+    }
+    absl::StrAppend(&out, run.shards_size(), " shards: ", absl::StrJoin(shards, ", "), "\n");
+  }
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -68,6 +69,18 @@ absl::Status CheckProfileScenario(const std::string& scenario) {
   return absl::OkStatus();
 }
 
+// --shards: empty (one GPU), N in 1..kMaxBenchShards, or "auto".
+absl::StatusOr<int> ParseShards(const std::string& text) {
+  if (text.empty()) return 0;
+  if (text == "auto") return kAutoBenchShards;
+  int value = 0;
+  if (!absl::SimpleAtoi(text, &value) || value < 1 || value > kMaxBenchShards) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--shards wants 1..", kMaxBenchShards, " or auto, got \"", text, "\""));
+  }
+  return value;
+}
+
 absl::Status CheckBenchOptions(const RunRequest& request) {
   if (absl::StatusOr<std::vector<std::string>> baselines = ParseBaselineList(request.baseline);
       !baselines.ok()) {
@@ -77,6 +90,7 @@ absl::Status CheckBenchOptions(const RunRequest& request) {
     return absl::InvalidArgumentError(absl::StrCat("--rounds wants 0..", kMaxBenchRounds,
                                                    " (0: one round), got ", request.rounds));
   }
+  if (absl::StatusOr<int> shards = ParseShards(request.shards); !shards.ok()) return shards.status();
   double seconds = request.max_seconds_per_scenario;
   if (!std::isfinite(seconds) || seconds < 0 || seconds > kMaxSecondsPerScenario) {
     return absl::InvalidArgumentError(absl::StrCat("--max-seconds wants 0..",
@@ -108,9 +122,9 @@ absl::StatusOr<kernelseek::v1::JobSpec> MakeRunSpec(const RunRequest& request) {
   if (bench) {
     if (absl::Status s = CheckBenchOptions(request); !s.ok()) return s;
   } else if (!request.baseline.empty() || request.max_seconds_per_scenario != 0 || request.reuse_baseline ||
-             request.rounds != 0) {
+             request.rounds != 0 || !request.shards.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "a baseline, a time cap and rounds apply to bench only, not ", profile ? "profile" : "verify"));
+        "a baseline, a time cap, rounds and shards apply to bench only, not ", profile ? "profile" : "verify"));
   }
 
   if (profile && (request.hotspots < 0 || request.hotspots > kMaxProfileHotSpots)) {
@@ -133,6 +147,7 @@ absl::StatusOr<kernelseek::v1::JobSpec> MakeRunSpec(const RunRequest& request) {
     run->set_max_seconds_per_scenario(request.max_seconds_per_scenario);
     run->set_reuse_baseline(request.reuse_baseline);
     run->set_rounds(static_cast<int32_t>(request.rounds));
+    run->set_shards(*ParseShards(request.shards));
   }
   if (profile) run->set_hotspots(static_cast<int32_t>(request.hotspots));
   return spec;

@@ -30,6 +30,7 @@ struct RunRequest {
   double max_seconds_per_scenario = 0;  // bench only; 0: the worker's default
   bool reuse_baseline = false;          // bench only: the worker's cached baseline timings
   int64_t rounds = 0;                   // bench only: timing rounds, best kept; 0: one
+  std::string shards;                   // bench only: GPUs to spread over, N or "auto"; empty: one
   int64_t hotspots = 0;                 // profile only: SASS lines with the most warp stalls, 0..50
 };
 

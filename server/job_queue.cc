@@ -1,6 +1,7 @@
 #include "server/job_queue.h"
 
 #include <algorithm>
+#include <limits>
 
 #include <google/protobuf/util/time_util.h>
 
@@ -10,7 +11,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "common/log.h"
+#include "common/run_limits.h"
 #include "common/properties.h"
+#include "server/bench_shards.h"
 #include "server/job_validation.h"
 
 namespace kseek {
@@ -125,12 +128,24 @@ absl::Status JobQueue::Recover() {
     int64_t id = 0;
     if (!absl::SimpleAtoi(u.job.id(), &id)) return absl::DataLossError("stored job id is not a number");
     int attempts = u.job.attempts();
-    if (u.job.state() == kernelseek::v1::JOB_STATE_LEASED && !u.lease_id.empty()) {
+    if (u.plan.has_value()) {
+      // A planned bench: its shards as they were, leased ones keeping their
+      // lease (as whole jobs do below), the others queued.
+      for (int i = 0; i < u.plan->shards_size(); ++i) {
+        const kernelseek::v1::ShardPlan::Shard& shard = u.plan->shards(i);
+        if (shard.done()) continue;
+        if (!shard.lease_id().empty()) {
+          leases_[shard.lease_id()] = Lease{shard.lease_id(), id, shard.info().worker(), deadline, "leased", {}, i};
+        } else {
+          queue_.insert({id, i});
+        }
+      }
+    } else if (u.job.state() == kernelseek::v1::JOB_STATE_LEASED && !u.lease_id.empty()) {
       leases_[u.lease_id] = Lease{u.lease_id, id, u.job.worker(), deadline, "leased"};
     } else {
-      queue_.insert(id);
+      queue_.insert({id, 0});
     }
-    jobs_[id] = QueuedJob{std::move(u.job), attempts};
+    jobs_[id] = QueuedJob{std::move(u.job), attempts, std::move(u.plan)};
   }
   BumpLocked();
   Log(absl::StrCat("recovered ", queue_.size(), " queued and ", leases_.size(), " leased jobs"));
@@ -167,7 +182,7 @@ absl::StatusOr<std::string> JobQueue::Submit(const std::string& user, const std:
   if (!id.ok()) return id.status();
   job.set_id(absl::StrCat(*id));
   jobs_[*id] = QueuedJob{std::move(job), 0};
-  queue_.insert(*id);
+  queue_.insert({*id, 0});
   BumpLocked();
   return absl::StrCat(*id);
 }
@@ -185,13 +200,9 @@ absl::StatusOr<Job> JobQueue::Cancel(const std::string& by, const std::string& i
     }
     if (absl::Status s = store_->CancelJob(id, by, clock_->Now()); !s.ok()) return s;
     Log(absl::StrCat("job ", id, " cancelled by ", by));
-    std::vector<std::string> gone;
-    for (const auto& [lease_id, lease] : leases_) {
-      if (lease.job_id == id) gone.push_back(lease_id);
-    }
-    NoteFinishedLocked(id, kernelseek::v1::JOB_STATE_CANCELLED, gone.empty() ? nullptr : &leases_.at(gone.front()));
-    for (const std::string& lease_id : gone) leases_.erase(lease_id);
-    queue_.erase(id);
+    // Every shard's lease goes: each worker running one drops it.
+    NoteFinishedLocked(id, kernelseek::v1::JOB_STATE_CANCELLED, AnyLeaseOfLocked(id));
+    EraseLeasesAndQueueLocked(id);
     jobs_.erase(queued);
     BumpLocked();
   }
@@ -216,11 +227,7 @@ absl::StatusOr<Job> JobQueue::GetJob(const std::string& id_text) {
     job.set_stage("queued");
     AnnotateQueuedLocked(&job, WorkersLocked(std::move(stored_workers)));
   }
-  for (const auto& [lease_id, lease] : leases_) {
-    if (lease.job_id != *id) continue;
-    job.set_stage(lease.stage);
-    if (lease.progress.total() > 0) *job.mutable_progress() = lease.progress;
-  }
+  AddLiveStateLocked(&job);
   return job;
 }
 
@@ -231,12 +238,8 @@ absl::StatusOr<std::vector<Job>> JobQueue::ListJobs(const JobFilter& filter) {
   if (!stored_workers.ok()) return stored_workers.status();
   absl::MutexLock lock(&mu_);
   const std::vector<WorkerInfo> workers = WorkersLocked(*std::move(stored_workers));
-  absl::flat_hash_map<int64_t, std::string> stages;
-  for (const auto& [lease_id, lease] : leases_) stages[lease.job_id] = lease.stage;
   for (Job& job : *jobs) {
-    int64_t id = 0;
-    if (!absl::SimpleAtoi(job.id(), &id)) continue;
-    if (auto it = stages.find(id); it != stages.end()) job.set_stage(it->second);
+    AddLiveStateLocked(&job);
     if (job.state() == kernelseek::v1::JOB_STATE_QUEUED) {
       job.set_stage("queued");
       AnnotateQueuedLocked(&job, workers);
@@ -265,7 +268,7 @@ std::vector<WorkerInfo> JobQueue::WorkersLocked(std::vector<WorkerInfo> workers)
 void JobQueue::AnnotateQueuedLocked(Job* job, const std::vector<WorkerInfo>& workers) {
   int64_t id = 0;
   // Read from the store before the lock: it may have been leased or ended since.
-  if (!absl::SimpleAtoi(job->id(), &id) || !queue_.contains(id)) return;
+  if (!absl::SimpleAtoi(job->id(), &id) || !IsQueuedLocked(id)) return;
   std::vector<const WorkerInfo*> able;
   for (const WorkerInfo& w : workers) {
     if (IsConnected(w) && RequirementsMatch(job->requirements(), w.capabilities())) able.push_back(&w);
@@ -278,8 +281,11 @@ void JobQueue::AnnotateQueuedLocked(Job* job, const std::vector<WorkerInfo>& wor
   // A worker takes the oldest queued job it matches, so what delays this job
   // is an older one that a worker able to run this one would take first.
   int ahead = 0;
-  for (int64_t other : queue_) {
+  int64_t last = 0;
+  for (const auto& [other, shard] : queue_) {
     if (other >= id) break;
+    if (other == last) continue;  // a job's other shards
+    last = other;
     auto it = jobs_.find(other);
     if (it == jobs_.end()) continue;
     const PropertyList& needs = it->second.job.requirements();
@@ -375,6 +381,34 @@ absl::Status JobQueue::LoseLeaseLocked(const Lease& lease, const std::string& wh
     leases_.erase(lease.lease_id);
     return absl::OkStatus();
   }
+  if (lease.shard >= 0 && job_it->second.plan.has_value()) {
+    kernelseek::v1::ShardPlan plan = *job_it->second.plan;
+    kernelseek::v1::ShardPlan::Shard* shard = plan.mutable_shards(lease.shard);
+    const int shards = plan.shards_size();
+    if (shard->info().attempts() >= options_.max_attempts) {
+      return FailJobLocked(lease.job_id, absl::StrCat(shards > 1 ? absl::StrCat("shard ", lease.shard + 1, " of ", shards,
+                                                                                " (", shard->info().scenarios_size(),
+                                                                                " scenarios) ")
+                                                                 : "",
+                                                      "gave up after ", shard->info().attempts(), " attempts; last: ", why));
+    }
+    shard->clear_lease_id();
+    const bool others_started = std::any_of(plan.shards().begin(), plan.shards().end(), [](const auto& other) {
+      return other.done() || !other.lease_id().empty();
+    });
+    if (absl::Status s = store_->SaveShardPlan(lease.job_id, plan); !s.ok()) return s;
+    // While another shard runs or has run, the job is still under way.
+    if (!others_started) {
+      if (absl::Status s = store_->RequeueJob(lease.job_id); !s.ok()) return s;
+      job_it->second.job.set_state(kernelseek::v1::JOB_STATE_QUEUED);
+    }
+    Log(absl::StrCat("job ", lease.job_id, shards > 1 ? absl::StrCat(" shard ", lease.shard + 1) : "", " re-queued: ", why));
+    job_it->second.plan = std::move(plan);
+    queue_.insert({lease.job_id, lease.shard});
+    leases_.erase(lease.lease_id);
+    BumpLocked();
+    return absl::OkStatus();
+  }
   if (job_it->second.attempts >= options_.max_attempts) {
     std::string failure = absl::StrCat("gave up after ", job_it->second.attempts, " attempts; last: ", why);
     if (absl::Status s = store_->FinishJob(lease.job_id, kernelseek::v1::JOB_STATE_FAILED, failure, nullptr,
@@ -389,7 +423,7 @@ absl::Status JobQueue::LoseLeaseLocked(const Lease& lease, const std::string& wh
     if (absl::Status s = store_->RequeueJob(lease.job_id); !s.ok()) return s;
     Log(absl::StrCat("job ", lease.job_id, " re-queued: ", why));
     job_it->second.job.set_state(kernelseek::v1::JOB_STATE_QUEUED);
-    queue_.insert(lease.job_id);
+    queue_.insert({lease.job_id, 0});
   }
   leases_.erase(lease.lease_id);
   BumpLocked();
@@ -404,16 +438,42 @@ absl::Status JobQueue::FailCrashedLeaseLocked(const kernelseek::v1::CrashReport&
   const std::string failure =
       absl::StrCat("worker ", worker, " died while running this job (", crash.reason().substr(0, 200),
                    "); not retried, so that it cannot take down another worker");
-  if (absl::Status s = store_->FinishJob(job_id, kernelseek::v1::JOB_STATE_FAILED, failure, nullptr, clock_->Now());
+  return FailJobLocked(job_id, failure);
+}
+
+absl::Status JobQueue::FailJobLocked(int64_t id, const std::string& failure) {
+  if (absl::Status s = store_->FinishJob(id, kernelseek::v1::JOB_STATE_FAILED, failure, nullptr, clock_->Now());
       !s.ok()) {
     return s;
   }
-  Log(absl::StrCat("job ", job_id, " failed: ", failure));
-  NoteFinishedLocked(job_id, kernelseek::v1::JOB_STATE_FAILED, &it->second);
-  leases_.erase(it);
-  jobs_.erase(job_id);
+  Log(absl::StrCat("job ", id, " failed: ", failure));
+  NoteFinishedLocked(id, kernelseek::v1::JOB_STATE_FAILED, AnyLeaseOfLocked(id));
+  EraseLeasesAndQueueLocked(id);
+  jobs_.erase(id);
   BumpLocked();
   return absl::OkStatus();
+}
+
+const JobQueue::Lease* JobQueue::AnyLeaseOfLocked(int64_t id) {
+  for (const auto& [lease_id, lease] : leases_) {
+    if (lease.job_id == id) return &lease;
+  }
+  return nullptr;
+}
+
+void JobQueue::EraseLeasesAndQueueLocked(int64_t id) {
+  std::vector<std::string> gone;
+  for (const auto& [lease_id, lease] : leases_) {
+    if (lease.job_id == id) gone.push_back(lease_id);
+  }
+  for (const std::string& lease_id : gone) leases_.erase(lease_id);
+  queue_.erase(queue_.lower_bound({id, std::numeric_limits<int>::min()}),
+               queue_.lower_bound({id + 1, std::numeric_limits<int>::min()}));
+}
+
+bool JobQueue::IsQueuedLocked(int64_t id) {
+  auto it = queue_.lower_bound({id, std::numeric_limits<int>::min()});
+  return it != queue_.end() && it->first == id;
 }
 
 absl::Status JobQueue::CompleteLocked(const CurrentState::Completed& completed, const std::string& worker) {
@@ -424,6 +484,7 @@ absl::Status JobQueue::CompleteLocked(const CurrentState::Completed& completed, 
     return absl::OkStatus();
   }
   const Lease lease = it->second;
+  if (lease.shard >= 0) return CompleteShardLocked(lease, completed);
   bool failed = !completed.error().empty() || !completed.has_result();
   std::string failure = failed ? (completed.error().empty() ? "worker reported no result" : completed.error()) : "";
   if (absl::Status s = store_->FinishJob(
@@ -442,16 +503,56 @@ absl::Status JobQueue::CompleteLocked(const CurrentState::Completed& completed, 
 
 absl::StatusOr<std::optional<JobQueue::Lease>> JobQueue::LeaseNextLocked(const std::string& worker,
                                                                          const SynchronizeRequest& request) {
-  for (int64_t id : queue_) {
+  for (auto entry = queue_.begin(); entry != queue_.end(); ++entry) {
+    const auto [id, shard] = *entry;
     QueuedJob& queued = jobs_.at(id);
     if (!RequirementsMatch(queued.job.requirements(), request.capabilities())) continue;
-    int attempts = queued.attempts + 1;
-    Lease lease{absl::StrCat("L", id, ".", attempts), id, worker, clock_->Now() + options_.lease_timeout, "leased"};
+    const int attempts = queued.attempts + 1;
+    const absl::Time deadline = clock_->Now() + options_.lease_timeout;
+    if (queued.job.spec().kind() != kernelseek::v1::JOB_KIND_BENCH) {
+      Lease lease{absl::StrCat("L", id, ".", attempts), id, worker, deadline, "leased"};
+      lease.leased_at = clock_->Now();
+      if (absl::Status s = store_->LeaseJob(id, worker, lease.lease_id, attempts); !s.ok()) return s;
+      queued.attempts = attempts;
+      queued.job.set_state(kernelseek::v1::JOB_STATE_LEASED);
+      queue_.erase(entry);
+      leases_[lease.lease_id] = lease;
+      BumpLocked();
+      return lease;
+    }
+    // A bench: its shards are planned by the first lease, and every later
+    // one needs the first one's GPU model and driver.
+    const bool planned = queued.plan.has_value();
+    if (planned && !RequirementsMatch(queued.plan->pinned(), request.capabilities())) continue;
+    kernelseek::v1::ShardPlan plan = planned ? *queued.plan : PlanShardsLocked(queued, request);
+    kernelseek::v1::ShardPlan::Shard* leased = plan.mutable_shards(shard);
+    leased->mutable_info()->set_attempts(leased->info().attempts() + 1);
+    leased->mutable_info()->set_worker(worker);
+    // One shard: the lease ids of a job that runs whole.
+    leased->set_lease_id(plan.shards_size() == 1
+                             ? absl::StrCat("L", id, ".", attempts)
+                             : absl::StrCat("L", id, ".s", shard + 1, ".", leased->info().attempts()));
+    Lease lease{leased->lease_id(), id, worker, deadline, "leased", {}, shard};
     lease.leased_at = clock_->Now();
-    if (absl::Status s = store_->LeaseJob(id, worker, lease.lease_id, attempts); !s.ok()) return s;
+    std::vector<std::string> workers;
+    for (const auto& s : plan.shards()) {
+      if (!s.info().worker().empty() && std::find(workers.begin(), workers.end(), s.info().worker()) == workers.end()) {
+        workers.push_back(s.info().worker());
+      }
+    }
+    if (absl::Status s = store_->SaveShardPlan(id, plan); !s.ok()) return s;
+    if (absl::Status s = store_->LeaseJob(id, absl::StrJoin(workers, ","), lease.lease_id, attempts); !s.ok()) return s;
     queued.attempts = attempts;
     queued.job.set_state(kernelseek::v1::JOB_STATE_LEASED);
-    queue_.erase(id);
+    queue_.erase(entry);
+    if (!planned) {
+      for (int i = 1; i < plan.shards_size(); ++i) queue_.insert({id, i});
+      Log(absl::StrCat("job ", id, ": ", plan.shards_size(), plan.shards_size() == 1 ? " shard" : " shards", " on ",
+                       absl::StrJoin(plan.pinned(), ", ", [](std::string* out, const kernelseek::v1::Property& p) {
+                         absl::StrAppend(out, p.key(), "=", p.value());
+                       })));
+    }
+    queued.plan = std::move(plan);
     leases_[lease.lease_id] = lease;
     BumpLocked();
     return lease;
@@ -562,7 +663,7 @@ absl::StatusOr<SyncResult> JobQueue::Synchronize(const SynchronizeRequest& reque
     auto* execute = result.desired_state.mutable_execute();
     execute->set_lease_id(l.lease_id);
     execute->set_job_id(absl::StrCat(l.job_id));
-    *execute->mutable_spec() = jobs_.at(l.job_id).job.spec();
+    *execute->mutable_spec() = SpecForLeaseLocked(l);
     result.next_sync_deadline = l.deadline;
     if (absl::Status s = NoteWorkerLocked(request, absl::StrCat("running job ", l.job_id)); !s.ok()) return s;
     return result;
@@ -571,6 +672,136 @@ absl::StatusOr<SyncResult> JobQueue::Synchronize(const SynchronizeRequest& reque
   result.next_sync_deadline = now + options_.idle_poll + options_.lease_timeout;
   if (absl::Status s = NoteWorkerLocked(request, "idle"); !s.ok()) return s;
   return result;
+}
+
+kernelseek::v1::ShardPlan JobQueue::PlanShardsLocked(const QueuedJob& queued, const SynchronizeRequest& request) {
+  kernelseek::v1::ShardPlan plan;
+  for (const kernelseek::v1::Property& p : request.capabilities()) {
+    if (p.key() == "gpu" || p.key() == "driver") *plan.add_pinned() = p;
+  }
+  // The job's scenarios in its order, as the worker will select them.
+  std::vector<std::string> ids;
+  const kernelseek::v1::RunOptions& run = queued.job.spec().run();
+  if (absl::StatusOr<const Problem*> problem = problems_->Find(run.problem()); problem.ok()) {
+    if (auto selected = (*problem)->Select(run.scenarios()); selected.ok()) {
+      for (const kernelseek::v1::ScenarioSpec* s : *selected) ids.push_back(s->id());
+    }
+  }
+  int idle = 1;  // the worker asking
+  const absl::Time now = clock_->Now();
+  if (run.shards() == kAutoBenchShards) {
+    for (const auto& [name, w] : workers_) {
+      if (name == request.worker_name() || w.info.state() != "idle" || now - w.last_sync > options_.offline_after) {
+        continue;
+      }
+      if (RequirementsMatch(queued.job.requirements(), w.info.capabilities()) &&
+          RequirementsMatch(plan.pinned(), w.info.capabilities())) {
+        ++idle;
+      }
+    }
+  }
+  const int count = ShardCount(run.shards(), idle, static_cast<int>(ids.size()));
+  // The server could not resolve the selection (its files changed since the
+  // submit): one shard runs the job's own selection, as the worker resolves it.
+  const std::vector<std::vector<std::string>> split =
+      ids.empty() ? std::vector<std::vector<std::string>>(1) : SplitScenarios(ids, count);
+  for (size_t i = 0; i < split.size(); ++i) {
+    kernelseek::v1::BenchShard* info = plan.add_shards()->mutable_info();
+    info->set_index(static_cast<int32_t>(i));
+    for (const std::string& id : split[i]) info->add_scenarios(id);
+  }
+  return plan;
+}
+
+kernelseek::v1::JobSpec JobQueue::SpecForLeaseLocked(const Lease& lease) {
+  const QueuedJob& queued = jobs_.at(lease.job_id);
+  if (lease.shard < 0 || !queued.plan.has_value()) return queued.job.spec();
+  return ShardSpec(queued.job.spec(), *queued.plan, lease.shard);
+}
+
+absl::Status JobQueue::CompleteShardLocked(const Lease& lease, const CurrentState::Completed& completed) {
+  QueuedJob& queued = jobs_.at(lease.job_id);
+  kernelseek::v1::ShardPlan plan = *queued.plan;
+  const int shards = plan.shards_size();
+  const std::string which = shards > 1 ? absl::StrCat("shard ", lease.shard + 1, " of ", shards, " on ", lease.worker, ": ") : "";
+  if (!completed.error().empty() || !completed.has_result() || !completed.result().has_run()) {
+    return FailJobLocked(lease.job_id,
+                         absl::StrCat(which, completed.error().empty() ? "worker reported no result" : completed.error()));
+  }
+  kernelseek::v1::ShardPlan::Shard* shard = plan.mutable_shards(lease.shard);
+  shard->set_done(true);
+  shard->clear_lease_id();
+  shard->mutable_info()->set_worker(lease.worker);
+  *shard->mutable_result() = completed.result().run();
+  // A build that failed fails on every shard alike: nothing more to wait for.
+  const bool finished =
+      !shard->result().compile().success() ||
+      std::all_of(plan.shards().begin(), plan.shards().end(), [](const auto& s) { return s.done(); });
+  if (!finished) {
+    if (absl::Status s = store_->SaveShardPlan(lease.job_id, plan); !s.ok()) return s;
+    queued.plan = std::move(plan);
+    leases_.erase(lease.lease_id);
+    BumpLocked();
+    return absl::OkStatus();
+  }
+  std::vector<std::string> order;
+  const kernelseek::v1::RunOptions& run = queued.job.spec().run();
+  if (absl::StatusOr<const Problem*> problem = problems_->Find(run.problem()); problem.ok()) {
+    if (auto selected = (*problem)->Select(run.scenarios()); selected.ok()) {
+      for (const kernelseek::v1::ScenarioSpec* s : *selected) order.push_back(s->id());
+    }
+  }
+  kernelseek::v1::JobResult result;
+  *result.mutable_run() = MergeShardResults(plan, order);
+  if (absl::Status s = store_->SaveShardPlan(lease.job_id, plan); !s.ok()) return s;
+  if (absl::Status s = store_->FinishJob(lease.job_id, kernelseek::v1::JOB_STATE_SUCCEEDED, "", &result, clock_->Now());
+      !s.ok()) {
+    return s;
+  }
+  NoteFinishedLocked(lease.job_id, kernelseek::v1::JOB_STATE_SUCCEEDED, &lease);
+  EraseLeasesAndQueueLocked(lease.job_id);
+  jobs_.erase(lease.job_id);
+  BumpLocked();
+  return absl::OkStatus();
+}
+
+void JobQueue::AddLiveStateLocked(Job* job) {
+  int64_t id = 0;
+  if (!absl::SimpleAtoi(job->id(), &id)) return;
+  auto it = jobs_.find(id);
+  const kernelseek::v1::ShardPlan* plan =
+      it != jobs_.end() && it->second.plan.has_value() ? &*it->second.plan : nullptr;
+  if (plan == nullptr || plan->shards_size() == 1) {
+    for (const auto& [lease_id, lease] : leases_) {
+      if (lease.job_id != id) continue;
+      job->set_stage(lease.stage);
+      if (lease.progress.total() > 0) *job->mutable_progress() = lease.progress;
+    }
+    if (plan != nullptr && job->progress().total() > 0) job->mutable_progress()->set_shards(1);
+    return;
+  }
+  // Several shards: scenarios done over all of them, and what each running
+  // shard's worker is doing.
+  const int rounds = std::max(1, job->spec().run().rounds());
+  kernelseek::v1::Progress progress;
+  progress.set_shards(plan->shards_size());
+  std::vector<std::string> running;
+  for (const kernelseek::v1::ShardPlan::Shard& shard : plan->shards()) {
+    const int total = shard.info().scenarios_size() * rounds;
+    progress.set_total(progress.total() + total);
+    if (shard.done()) {
+      progress.set_done(progress.done() + total);
+      progress.set_shards_done(progress.shards_done() + 1);
+      continue;
+    }
+    auto lease = leases_.find(shard.lease_id());
+    if (shard.lease_id().empty() || lease == leases_.end()) continue;
+    progress.set_done(progress.done() + std::min(total, lease->second.progress.done()));
+    running.push_back(absl::StrCat(lease->second.worker, ": ", lease->second.stage));
+  }
+  job->set_stage(absl::StrCat(progress.shards_done(), " of ", progress.shards(), " shards done",
+                              running.empty() ? "" : "; ", absl::StrJoin(running, "; ")));
+  *job->mutable_progress() = progress;
 }
 
 }  // namespace kseek

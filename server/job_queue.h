@@ -7,6 +7,17 @@
 // in all, after which the job fails with the reason. Completion is keyed by
 // lease id, so a late or duplicate report is ignored.
 //
+// A bench job runs as shards (server/bench_shards.h): when its first shard is
+// leased, its scenarios are dealt into RunOptions.shards shards (or, for
+// "auto", as many as there are idle workers able to run it), and every other
+// shard then goes only to a worker with the same `gpu` and `driver` as the
+// first one's. Each shard is leased, retried and lost like a job of its own;
+// the job ends when every shard has (one shard's failure, or its attempts
+// running out, fails the job and drops the other shards), with the shards'
+// results merged into the form of a bench on one GPU. A bench on one GPU is a
+// plan of one shard through the same code. The plan is stored with the job,
+// so a restarted server resumes it.
+//
 // Synchronize never blocks; the gRPC layer waits with AwaitChange for the long
 // poll. Thread-safe: one mutex guards the in-memory state. Time comes from the
 // injected Clock.
@@ -123,12 +134,20 @@ class JobQueue {
     absl::Time deadline;
     std::string stage;
     kernelseek::v1::Progress progress;
+    // The bench shard this lease runs, an index into its job's plan; -1 for
+    // every other job (and a bench leased by a server older than shards),
+    // which runs whole.
+    int shard = -1;
     absl::Time leased_at = absl::InfinitePast();  // unknown for a lease recovered after a restart
   };
   struct QueuedJob {
     kernelseek::v1::Job job;  // with source: handed to the worker on lease
-    int attempts = 0;
+    int attempts = 0;         // leases of the job in all, over its shards
+    std::optional<kernelseek::v1::ShardPlan> plan;  // a bench job's, from its first lease on
   };
+  // A job waiting for a worker: (job id, shard). Shard 0 for jobs that are
+  // not benches and for benches not planned yet.
+  using QueueEntry = std::pair<int64_t, int>;
   struct WorkerState {
     kernelseek::v1::WorkerInfo info;
     absl::Time last_stored;
@@ -148,6 +167,28 @@ class JobQueue {
   absl::Status FailCrashedLeaseLocked(const kernelseek::v1::CrashReport& crash, const std::string& worker)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status LoseLeaseLocked(const Lease& lease, const std::string& why) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A shard's result: kept, and once every shard is done the job finishes
+  // with their merge; a shard that could not run fails the job.
+  absl::Status CompleteShardLocked(const Lease& lease, const kernelseek::v1::CurrentState::Completed& completed)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Ends an unfinished job FAILED with `failure`, dropping all its leases
+  // (their workers are told to stop at their next sync) and queue entries.
+  absl::Status FailJobLocked(int64_t id, const std::string& failure) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The shards of bench job `queued`, planned for its first lease by
+  // `request`'s worker: their count (RunOptions.shards, "auto": the idle
+  // workers able to run it), their scenarios, and the gpu and driver every
+  // shard must run with.
+  kernelseek::v1::ShardPlan PlanShardsLocked(const QueuedJob& queued, const kernelseek::v1::SynchronizeRequest& request)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The spec handed to the worker of `lease`.
+  kernelseek::v1::JobSpec SpecForLeaseLocked(const Lease& lease) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Sets the live stage and progress of unfinished job `job` from its leases
+  // and, for a bench, its shards.
+  void AddLiveStateLocked(kernelseek::v1::Job* job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool IsQueuedLocked(int64_t id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // One of job `id`'s live leases (a bench may have one per shard), or null.
+  const Lease* AnyLeaseOfLocked(int64_t id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void EraseLeasesAndQueueLocked(int64_t id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status NoteWorkerLocked(const kernelseek::v1::SynchronizeRequest& request, const std::string& state)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ExpireLeasesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -171,8 +212,9 @@ class JobQueue {
   const JobQueueOptions options_;
 
   absl::Mutex mu_;
-  // Queued job ids in submission order; a re-queued job returns to its place.
-  std::set<int64_t> queue_ ABSL_GUARDED_BY(mu_);
+  // Queued jobs and shards in submission order; a re-queued one returns to
+  // its place, and a bench's later shards come before younger jobs.
+  std::set<QueueEntry> queue_ ABSL_GUARDED_BY(mu_);
   // Every unfinished job (queued or leased).
   std::map<int64_t, QueuedJob> jobs_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, Lease> leases_ ABSL_GUARDED_BY(mu_);  // by lease id

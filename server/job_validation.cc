@@ -37,6 +37,15 @@ absl::Status ValidateRunOptions(kernelseek::v1::JobSpec* spec, const ProblemCata
         absl::StrCat("rounds (", run->rounds(), ") are for bench jobs only, not a ",
                      spec->kind() == kernelseek::v1::JOB_KIND_PROFILE ? "profile" : "verify", " job"));
   }
+  if (!bench && run->shards() != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("shards (", run->shards(), ") are for bench jobs only, not a ",
+                                                   spec->kind() == kernelseek::v1::JOB_KIND_PROFILE ? "profile" : "verify",
+                                                   " job"));
+  }
+  if (run->shards() < kAutoBenchShards || run->shards() > kMaxBenchShards) {
+    return absl::InvalidArgumentError(absl::StrCat("shards ", run->shards(), " is outside [1, ", kMaxBenchShards,
+                                                   "] (or auto)"));
+  }
   if (spec->kind() == kernelseek::v1::JOB_KIND_PROFILE) {
     // ncu replays every profiled launch many times, so a profile is of one
     // scenario the caller chose by id, never of a set.

@@ -59,6 +59,7 @@
 #include "server/session_manager.h"
 #include "server/store.h"
 #include "server/token_registry.h"
+#include "server/compile_artifact_cache.h"
 #include "server/worker_hub_service.h"
 
 namespace kseek {
@@ -309,6 +310,7 @@ int Serve(const std::vector<std::string>& args) {
   std::string replay_dir;
   std::string metrics_listen;
   std::string config_path;
+  int64_t compile_cache_max_bytes = int64_t{2} << 30;
   ServerTlsConfig tls;
   bool version = false;
   FlagSet flags("kseek-server",
@@ -362,6 +364,8 @@ int Serve(const std::vector<std::string>& args) {
   flags.Int("session-job-wait", &session_job_wait_s, "seconds a session's tool waits for its compile/verify/bench job");
   flags.String("llm-endpoints", &llm_endpoints_path,
                "LLM endpoints file (protobuf text format, schema proto/llm_endpoints.proto); empty: none");
+  flags.Int("compile-cache-max-bytes", &compile_cache_max_bytes,
+            "bytes of builds workers upload for one another (oldest-used go first; 0: keep none)");
   flags.String("replay-traces", &replay_dir,
                "folder of JSONL traces that replay sessions may name (plain file names; empty: uploads only)");
   flags.String("metrics-listen", &metrics_listen,
@@ -496,7 +500,10 @@ int Serve(const std::vector<std::string>& args) {
   Authenticator auth(store->get(), &clock, /*require_worker_certificate=*/!tls.worker_client_ca.empty());
   TokenRegistry tokens(store->get(), &clock);
   CoordinatorService coordinator(&queue, &auth, &*problems, &sessions, &tokens);
-  WorkerHubService hub(&queue, &auth);
+  if (compile_cache_max_bytes < 0) return Fail("--compile-cache-max-bytes must be 0 or more", kUsageError);
+  CompileArtifactCache artifacts(store->get(), &clock,
+                                 {.max_total_bytes = static_cast<uint64_t>(compile_cache_max_bytes)});
+  WorkerHubService hub(&queue, &auth, compile_cache_max_bytes > 0 ? &artifacts : nullptr);
 
   // grpc.health.v1 (overall status: SERVING from start, NOT_SERVING once
   // stopping) and reflection, so grpc_health_probe, Kubernetes' gRPC probes

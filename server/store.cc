@@ -144,6 +144,25 @@ const char* const kMigrations[] = {
       ALTER TABLE sessions ADD COLUMN team TEXT NOT NULL DEFAULT 'default';
       CREATE INDEX sessions_by_team ON sessions (team, id);
     )sql",
+    // 5: the fleet's compile cache (issue 17): builds workers uploaded, by
+    // the key of everything that decides them; a serialized CompileCacheEntry.
+    R"sql(
+      CREATE TABLE compile_artifacts (
+        key TEXT PRIMARY KEY,
+        artifact_sha256 TEXT NOT NULL,
+        entry BLOB NOT NULL,
+        bytes INTEGER NOT NULL,
+        worker TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        used_at INTEGER NOT NULL
+      );
+      CREATE INDEX compile_artifacts_by_use ON compile_artifacts (used_at);
+    )sql",
+    // 6: a bench job's shards (issue 17), a serialized ShardPlan, rewritten
+    // as shards are leased and finish; NULL until its first lease.
+    R"sql(
+      ALTER TABLE jobs ADD COLUMN shard_plan BLOB;
+    )sql",
 };
 
 int64_t ToMicros(absl::Time t) { return absl::ToUnixMicros(t); }
@@ -460,6 +479,13 @@ absl::Status Store::LeaseJob(int64_t id, const std::string& worker, const std::s
       .Run();
 }
 
+absl::Status Store::SaveShardPlan(int64_t id, const kernelseek::v1::ShardPlan& plan) {
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<Statement> q = db_->Prepare("UPDATE jobs SET shard_plan = ? WHERE id = ?");
+  if (!q.ok()) return q.status();
+  return q->BindBlob(1, plan.SerializeAsString()).Bind(2, id).Run();
+}
+
 absl::Status Store::RequeueJob(int64_t id) {
   absl::MutexLock lock(&mu_);
   absl::StatusOr<Statement> q = db_->Prepare("UPDATE jobs SET state = ?, lease_id = NULL WHERE id = ?");
@@ -537,7 +563,7 @@ absl::StatusOr<std::optional<Job>> Store::GetJob(int64_t id) {
 absl::StatusOr<std::vector<UnfinishedJob>> Store::LoadUnfinishedJobs() {
   absl::MutexLock lock(&mu_);
   absl::StatusOr<Statement> q = db_->Prepare(
-      absl::StrCat("SELECT ", kJobColumns, " FROM jobs WHERE state IN (?, ?) ORDER BY id"));
+      absl::StrCat("SELECT ", kJobColumns, ", shard_plan FROM jobs WHERE state IN (?, ?) ORDER BY id"));
   if (!q.ok()) return q.status();
   q->Bind(1, static_cast<int64_t>(kernelseek::v1::JOB_STATE_QUEUED))
       .Bind(2, static_cast<int64_t>(kernelseek::v1::JOB_STATE_LEASED));
@@ -548,7 +574,15 @@ absl::StatusOr<std::vector<UnfinishedJob>> Store::LoadUnfinishedJobs() {
     if (!*row) break;
     absl::StatusOr<Job> job = ReadJobRow(*q, /*with_source=*/true);
     if (!job.ok()) return job.status();
-    jobs.push_back({*std::move(job), q->ColumnText(11)});
+    UnfinishedJob unfinished{*std::move(job), q->ColumnText(11)};
+    if (!q->ColumnIsNull(14)) {
+      kernelseek::v1::ShardPlan plan;
+      if (!plan.ParseFromString(q->ColumnText(14))) {
+        return absl::DataLossError(absl::StrCat("job ", unfinished.job.id(), ": stored shard plan does not parse"));
+      }
+      unfinished.plan = std::move(plan);
+    }
+    jobs.push_back(std::move(unfinished));
   }
   return jobs;
 }
@@ -606,6 +640,81 @@ absl::StatusOr<std::vector<WorkerInfo>> Store::ListWorkers() {
     workers.push_back(std::move(info));
   }
   return workers;
+}
+
+// --- The fleet's compile cache ---
+
+absl::StatusOr<bool> Store::PutCompileArtifact(const CompileArtifactRow& row, uint64_t max_total_bytes) {
+  absl::MutexLock lock(&mu_);
+  bool stored = false;
+  absl::Status s = InTransaction(*db_, [&]() -> absl::Status {
+    absl::StatusOr<Statement> insert = db_->Prepare(
+        "INSERT INTO compile_artifacts (key, artifact_sha256, entry, bytes, worker, created_at, used_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING");
+    if (!insert.ok()) return insert.status();
+    if (absl::Status r = insert->Bind(1, row.key)
+                             .Bind(2, row.artifact_sha256)
+                             .BindBlob(3, row.entry)
+                             .Bind(4, static_cast<int64_t>(row.entry.size()))
+                             .Bind(5, row.worker)
+                             .Bind(6, ToMicros(row.now))
+                             .Bind(7, ToMicros(row.now))
+                             .Run();
+        !r.ok()) {
+      return r;
+    }
+    stored = db_->Changes() > 0;
+    // Least recently used first, until the rest fits; the new row is the
+    // most recent, so it goes last (and only if alone it is over the limit).
+    absl::StatusOr<Statement> rows = db_->Prepare("SELECT key, bytes FROM compile_artifacts ORDER BY used_at DESC, key");
+    if (!rows.ok()) return rows.status();
+    std::vector<std::string> evict;
+    uint64_t total = 0;
+    while (true) {
+      absl::StatusOr<bool> more = rows->Step();
+      if (!more.ok()) return more.status();
+      if (!*more) break;
+      total += static_cast<uint64_t>(rows->ColumnInt(1));
+      if (total > max_total_bytes) evict.push_back(rows->ColumnText(0));
+    }
+    for (const std::string& key : evict) {
+      absl::StatusOr<Statement> del = db_->Prepare("DELETE FROM compile_artifacts WHERE key = ?");
+      if (!del.ok()) return del.status();
+      if (absl::Status r = del->Bind(1, key).Run(); !r.ok()) return r;
+      if (key == row.key) stored = false;
+    }
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return stored;
+}
+
+absl::StatusOr<std::optional<CompileArtifactRow>> Store::GetCompileArtifact(const std::string& key, absl::Time now) {
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<Statement> q =
+      db_->Prepare("SELECT artifact_sha256, entry, worker, created_at FROM compile_artifacts WHERE key = ?");
+  if (!q.ok()) return q.status();
+  q->Bind(1, key);
+  absl::StatusOr<bool> found = q->Step();
+  if (!found.ok()) return found.status();
+  if (!*found) return std::nullopt;
+  CompileArtifactRow row;
+  row.key = key;
+  row.artifact_sha256 = q->ColumnText(0);
+  row.entry = q->ColumnText(1);
+  row.worker = q->ColumnText(2);
+  row.now = absl::FromUnixMicros(q->ColumnInt(3));
+  absl::StatusOr<Statement> touch = db_->Prepare("UPDATE compile_artifacts SET used_at = ? WHERE key = ?");
+  if (!touch.ok()) return touch.status();
+  if (absl::Status s = touch->Bind(1, ToMicros(now)).Bind(2, key).Run(); !s.ok()) return s;
+  return row;
+}
+
+absl::Status Store::DeleteCompileArtifact(const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<Statement> q = db_->Prepare("DELETE FROM compile_artifacts WHERE key = ?");
+  if (!q.ok()) return q.status();
+  return q->Bind(1, key).Run();
 }
 
 // --- Optimization sessions ---

@@ -53,6 +53,7 @@ struct TokenRecord {
 struct UnfinishedJob {
   kernelseek::v1::Job job;
   std::string lease_id;  // empty when queued
+  std::optional<kernelseek::v1::ShardPlan> plan;  // a bench job's shards, once planned
 };
 
 // Which jobs ListJobs returns: those of `team`, and of the other fields the
@@ -63,6 +64,15 @@ struct JobFilter {
   kernelseek::v1::JobState state = kernelseek::v1::JOB_STATE_UNSPECIFIED;  // UNSPECIFIED: any
   std::string problem;  // RunOptions.problem: verify, bench and profile jobs only
   int limit = 50;       // after the filters
+};
+
+// One build in the fleet's compile cache (schema version 5).
+struct CompileArtifactRow {
+  std::string key;              // 64 hex digits
+  std::string artifact_sha256;  // of the entry's artifact, as the server checked it
+  std::string entry;            // a serialized CompileCacheEntry
+  std::string worker;           // who uploaded it
+  absl::Time now;               // Put: when; Get: when it was stored
 };
 
 class Store {
@@ -93,6 +103,9 @@ class Store {
   absl::StatusOr<int64_t> InsertJob(const kernelseek::v1::Job& job);
   absl::Status LeaseJob(int64_t id, const std::string& worker, const std::string& lease_id, int attempts);
   absl::Status RequeueJob(int64_t id);
+  // Stores a bench job's shard plan (schema version 6), read back by
+  // LoadUnfinishedJobs.
+  absl::Status SaveShardPlan(int64_t id, const kernelseek::v1::ShardPlan& plan);
   // Marks a job SUCCEEDED (with its result) or FAILED (with the reason).
   absl::Status FinishJob(int64_t id, kernelseek::v1::JobState state, const std::string& failure,
                          const kernelseek::v1::JobResult* result, absl::Time now);
@@ -106,6 +119,16 @@ class Store {
 
   absl::Status UpsertWorker(const kernelseek::v1::WorkerInfo& worker);
   absl::StatusOr<std::vector<kernelseek::v1::WorkerInfo>> ListWorkers();
+
+  // --- The fleet's compile cache (schema version 5) ---
+
+  // Stores `row` unless its key is there already (the first upload stays),
+  // then removes the least recently used rows until the total of the
+  // entries is at most max_total_bytes. True when `row` was stored and kept.
+  absl::StatusOr<bool> PutCompileArtifact(const CompileArtifactRow& row, uint64_t max_total_bytes);
+  // The row of `key`, nullopt if none; marks it used at `now`.
+  absl::StatusOr<std::optional<CompileArtifactRow>> GetCompileArtifact(const std::string& key, absl::Time now);
+  absl::Status DeleteCompileArtifact(const std::string& key);
 
   // --- Optimization sessions (schema version 3) ---
 

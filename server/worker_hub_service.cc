@@ -2,6 +2,7 @@
 
 #include <google/protobuf/util/time_util.h>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/grpc_status.h"
 
@@ -37,6 +38,35 @@ grpc::Status WorkerHubService::Synchronize(grpc::ServerContext* context,
     current.mutable_current_state()->mutable_idle();
     queue_->AwaitChange(generation, std::min(poll_end - now, absl::Seconds(1)));
   }
+}
+
+grpc::Status WorkerHubService::PutCompiledArtifact(grpc::ServerContext* context,
+                                                   const kernelseek::v1::PutCompiledArtifactRequest* request,
+                                                   kernelseek::v1::PutCompiledArtifactResponse* response) {
+  absl::StatusOr<TokenRecord> worker = auth_->Check(*context, TokenKind::kWorker);
+  if (!worker.ok()) return ToGrpcStatus(worker.status());
+  if (artifacts_ == nullptr) return grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "this server keeps no builds");
+  // Recorded as the token's worker, not the name the request claims.
+  absl::StatusOr<bool> stored = artifacts_->Put(absl::StrCat(worker->name, " (", request->worker_name().substr(0, 100), ")"),
+                                                request->entry());
+  if (!stored.ok()) return ToGrpcStatus(stored.status());
+  response->set_stored(*stored);
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerHubService::GetCompiledArtifact(grpc::ServerContext* context,
+                                                   const kernelseek::v1::GetCompiledArtifactRequest* request,
+                                                   kernelseek::v1::GetCompiledArtifactResponse* response) {
+  absl::StatusOr<TokenRecord> worker = auth_->Check(*context, TokenKind::kWorker);
+  if (!worker.ok()) return ToGrpcStatus(worker.status());
+  if (artifacts_ == nullptr) return grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "this server keeps no builds");
+  absl::StatusOr<std::optional<kernelseek::v1::CompileCacheEntry>> entry = artifacts_->Get(request->key());
+  if (!entry.ok()) return ToGrpcStatus(entry.status());
+  if (entry->has_value()) {
+    response->set_found(true);
+    *response->mutable_entry() = **std::move(entry);
+  }
+  return grpc::Status::OK;
 }
 
 }  // namespace kseek

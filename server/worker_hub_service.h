@@ -1,25 +1,37 @@
 // WorkerHubService: the worker-facing gRPC service. Checks the worker token
 // and holds an idle worker's Synchronize call (the long poll) until JobQueue
-// has work for it or the poll interval ends. Thread-safe.
+// has work for it or the poll interval ends; serves the fleet's compile cache
+// (CompileArtifactCache) to workers. Thread-safe.
 #ifndef KERNELSEEK_SERVER_WORKER_HUB_SERVICE_H_
 #define KERNELSEEK_SERVER_WORKER_HUB_SERVICE_H_
 
 #include "proto/kernelseek.grpc.pb.h"
 #include "server/auth.h"
+#include "server/compile_artifact_cache.h"
 #include "server/job_queue.h"
 
 namespace kseek {
 
 class WorkerHubService final : public kernelseek::v1::WorkerHub::Service {
  public:
-  WorkerHubService(JobQueue* queue, Authenticator* auth) : queue_(queue), auth_(auth) {}
+  // `artifacts` may be null: the server keeps no builds (both calls answer
+  // UNIMPLEMENTED, and workers compile).
+  WorkerHubService(JobQueue* queue, Authenticator* auth, CompileArtifactCache* artifacts = nullptr)
+      : queue_(queue), auth_(auth), artifacts_(artifacts) {}
 
   grpc::Status Synchronize(grpc::ServerContext* context, const kernelseek::v1::SynchronizeRequest* request,
                            kernelseek::v1::SynchronizeResponse* response) override;
+  grpc::Status PutCompiledArtifact(grpc::ServerContext* context,
+                                   const kernelseek::v1::PutCompiledArtifactRequest* request,
+                                   kernelseek::v1::PutCompiledArtifactResponse* response) override;
+  grpc::Status GetCompiledArtifact(grpc::ServerContext* context,
+                                   const kernelseek::v1::GetCompiledArtifactRequest* request,
+                                   kernelseek::v1::GetCompiledArtifactResponse* response) override;
 
  private:
   JobQueue* const queue_;
   Authenticator* const auth_;
+  CompileArtifactCache* const artifacts_;
 };
 
 }  // namespace kseek

@@ -6,6 +6,9 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -16,6 +19,7 @@
 #include "absl/time/clock.h"
 #include "common/subprocess.h"
 #include "common/temp_dir.h"
+#include "problem/problem_digest.h"
 #include "worker/ptxas_report.h"
 #include "worker/sass_summary.h"
 
@@ -54,6 +58,20 @@ absl::Status WriteNewFile(const std::string& path, absl::string_view contents) {
   if (close(fd) != 0) {
     return absl::FailedPreconditionError(
         absl::StrCat("cannot write '", path, "': ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+// Writes `contents` to `path` whole or not at all: to a new file beside it,
+// then renamed over it (kseek-runner must never load half a shared object).
+absl::Status PlaceFile(const std::string& path, absl::string_view contents) {
+  const std::string temp = absl::StrCat(path, ".cached");
+  unlink(temp.c_str());
+  if (absl::Status s = WriteNewFile(temp, contents); !s.ok()) return s;
+  if (rename(temp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    unlink(temp.c_str());
+    return absl::FailedPreconditionError(absl::StrCat("cannot rename '", temp, "' to '", path, "': ", std::strerror(err)));
   }
   return absl::OkStatus();
 }
@@ -152,6 +170,40 @@ absl::StatusOr<CompileResult> Compiler::Build(const kernelseek::v1::JobSpec& spe
     return absl::StrReplaceAll(text, {{dir, kWorkPlaceholder}});
   };
 
+  // The cache key: the job folder and the output vary from job to job and
+  // decide nothing about the build, so they are placeholders in it.
+  std::string cache_key;
+  std::string cache_note;
+  if (config_.cache != nullptr) {
+    if (NvccVersion().empty()) {
+      cache_note = "compile cache not used: nvcc --version gave nothing";
+    } else {
+      CompileCacheKeyParts parts;
+      parts.source_sha256 = Sha256Hex(spec.source());
+      for (const std::string& a : *argv) {
+        std::string shown = so_path.empty() ? a : absl::StrReplaceAll(a, {{so_path, "$OUT"}});
+        parts.nvcc_argv.push_back(hide_dir(shown));
+      }
+      parts.nvcc_version = NvccVersion();
+      parts.arch = spec.compile().arch();
+      parts.sass_summary = !config_.cuobjdump_path.empty();
+      cache_key = CompileCacheKey(parts);
+      std::optional<CompileCache::Found> found = config_.cache->Lookup(cache_key, &cache_note);
+      absl::Status placed = absl::OkStatus();
+      if (found.has_value() && !so_path.empty()) placed = PlaceFile(so_path, found->entry.artifact());
+      if (found.has_value() && placed.ok()) {
+        CompileResult hit = found->entry.result();
+        hit.set_cache(absl::StrCat("hit ", cache_key.substr(0, 12), found->from_server ? " from server" : ""));
+        if (!cache_note.empty()) AppendCapped(hit.mutable_log(), absl::StrCat("\n[", cache_note, "]\n"), config_.max_output_bytes);
+        hit.set_seconds(absl::ToDoubleSeconds(absl::Now() - start));
+        return hit;
+      }
+      if (!placed.ok()) {
+        absl::StrAppend(&cache_note, cache_note.empty() ? "" : "; ", "cached build not placed: ", placed.message());
+      }
+    }
+  }
+
   CompileResult result;
   result.set_command(hide_dir(FormatCommandLine(*argv)));
   SubprocessSpec nvcc_run;
@@ -242,7 +294,40 @@ absl::StatusOr<CompileResult> Compiler::Build(const kernelseek::v1::JobSpec& spe
 
   result.set_log(std::move(log));
   result.set_seconds(absl::ToDoubleSeconds(absl::Now() - start));
+  // Only successful builds are kept: a failure may be a timeout or a
+  // killed nvcc, which says nothing about the next build of the same key.
+  if (!cache_key.empty() && result.success()) {
+    kernelseek::v1::CompileCacheEntry entry;
+    entry.set_key(cache_key);
+    *entry.mutable_result() = result;
+    if (!so_path.empty()) {
+      std::ifstream in(so_path, std::ios::binary);
+      std::ostringstream bytes;
+      bytes << in.rdbuf();
+      entry.set_artifact(bytes.str());
+    }
+    entry.set_artifact_sha256(Sha256Hex(entry.artifact()));
+    if (absl::Status s = config_.cache->Put(entry, /*upload=*/true, &cache_note); !s.ok()) {
+      absl::StrAppend(&cache_note, cache_note.empty() ? "" : "; ", "not kept in the compile cache: ", s.message());
+    }
+    result.set_cache(absl::StrCat("miss ", cache_key.substr(0, 12)));
+  }
+  if (!cache_note.empty()) {
+    AppendCapped(result.mutable_log(), absl::StrCat("\n[", cache_note, "]\n"), config_.max_output_bytes);
+  }
   return result;
+}
+
+const std::string& Compiler::NvccVersion() const {
+  absl::call_once(nvcc_version_once_, [this] {
+    SubprocessSpec probe;
+    probe.argv = {config_.nvcc_path, "--version"};
+    probe.time_limit = absl::Seconds(30);
+    probe.max_output_bytes = 64 << 10;
+    absl::StatusOr<SubprocessResult> ran = RunSubprocess(probe);
+    if (ran.ok() && ran->Succeeded()) nvcc_version_ = ran->stdout_text;
+  });
+  return nvcc_version_;
 }
 
 }  // namespace kseek

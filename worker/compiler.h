@@ -6,8 +6,10 @@
 // not an error Status; Status errors are for bad requests (INVALID_ARGUMENT)
 // and a broken worker (FAILED_PRECONDITION: nvcc missing, temp dir unusable).
 // nvcc and cuobjdump run in the configured Sandbox, seeing only the job's
-// folder and the toolchain. Immutable after construction; Compile may run on
-// several threads at once, each call in its own temp dir.
+// folder and the toolchain. With a CompileCache, a build whose key (source,
+// command line, nvcc version, arch) was built before is taken from it instead.
+// Immutable after construction (but for nvcc's version, read once); Compile
+// may run on several threads at once, each call in its own temp dir.
 #ifndef KERNELSEEK_WORKER_COMPILER_H_
 #define KERNELSEEK_WORKER_COMPILER_H_
 
@@ -15,9 +17,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/call_once.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "proto/kernelseek.pb.h"
+#include "worker/compile_cache.h"
 #include "worker/nvcc_command.h"
 #include "worker/sandbox.h"
 
@@ -39,6 +43,10 @@ struct CompilerConfig {
   // Where nvcc and cuobjdump run: they read a user's source. Not owned; null
   // means Sandbox::Disabled() (limits and a clean environment only).
   const Sandbox* sandbox = nullptr;
+  // Builds already made, by key (see CompileCache); a successful build is
+  // kept there and a build of the same key is taken from it, its result's
+  // `cache` saying so. Not owned; null: every job compiles.
+  CompileCache* cache = nullptr;
 };
 
 // The file name the source is written as: the base name of `source_name`
@@ -63,8 +71,14 @@ class Compiler {
   absl::StatusOr<kernelseek::v1::CompileResult> Build(const kernelseek::v1::JobSpec& spec,
                                                       const std::string& so_path) const;
 
+  // `nvcc --version`, whole, for the cache key; read once, on the first
+  // cached build. Empty when nvcc did not answer (the build is then not cached).
+  const std::string& NvccVersion() const;
+
   CompilerConfig config_;
   NvccCommand nvcc_;
+  mutable absl::once_flag nvcc_version_once_;
+  mutable std::string nvcc_version_;  // written once, under nvcc_version_once_
   Sandbox unsandboxed_ = Sandbox::Disabled();
   const Sandbox* sandbox_;  // config_.sandbox, or unsandboxed_
 };

@@ -12,6 +12,7 @@ absl::StatusOr<kernelseek::v1::JobResult> KindDispatcher::Execute(const kernelse
       report_stage(absl::StrCat("compiling for ", spec.compile().arch()), {});
       absl::StatusOr<kernelseek::v1::CompileResult> compiled = compiler_->Compile(spec);
       if (!compiled.ok()) return compiled.status();
+      if (!compiled->cache().empty()) report_stage(absl::StrCat("compile: cache ", compiled->cache()), {});
       kernelseek::v1::JobResult result;
       *result.mutable_compile() = *std::move(compiled);
       return result;

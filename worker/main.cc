@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -31,7 +32,9 @@
 #include "common/version.h"
 #include "proto/config.pb.h"
 #include "worker/capabilities.h"
+#include "worker/compile_cache.h"
 #include "worker/compiler.h"
+#include "worker/hub_compile_cache.h"
 #include "worker/job_executor.h"
 #include "worker/run_executor.h"
 #include "worker/sandbox.h"
@@ -149,7 +152,7 @@ std::string FindTool(const std::string& name) {
 // The credentials are made here, in the supervised child: no gRPC object
 // exists before the supervisor forks.
 int RunLoop(const std::string& server, const ClientTlsConfig& tls, int protocol_version, sigset_t signals,
-            JobExecutor* executor, const WorkerLoopOptions& options) {
+            JobExecutor* executor, HubCompileCache* shared_builds, const WorkerLoopOptions& options) {
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials = MakeChannelCredentials(tls, server);
   if (!credentials.ok()) {
     std::cerr << "kseek-worker: " << credentials.status().message() << "\n";
@@ -159,6 +162,7 @@ int RunLoop(const std::string& server, const ClientTlsConfig& tls, int protocol_
   channel_args.SetMaxReceiveMessageSize(16 << 20);
   auto channel = CreateProtocolChannel(server, *credentials, channel_args, protocol_version, "kseek-worker");
   auto stub = kernelseek::v1::WorkerHub::NewStub(channel);
+  shared_builds->Connect(stub.get());
   WorkerLoop loop(stub.get(), executor, options);
   std::thread signal_thread([&loop, signals] {
     int signal_number = 0;
@@ -168,6 +172,7 @@ int RunLoop(const std::string& server, const ClientTlsConfig& tls, int protocol_
   });
   signal_thread.detach();
   absl::Status status = loop.Run();
+  shared_builds->Disconnect();
   if (!status.ok()) {
     std::cerr << "kseek-worker: " << status.message() << "\n";
     return 1;
@@ -197,6 +202,8 @@ int Main(int argc, char** argv) {
                                   : "";
   double gpu_mem_cap_gb = 0;
   std::string baseline_cache = DefaultCacheDir();
+  std::string compile_cache_dir = (std::filesystem::path(DefaultCacheDir()).parent_path() / "compile").string();
+  int64_t compile_cache_max_bytes = int64_t{2} << 30;
   int64_t bench_chunk = 12;
   std::string bwrap = FindTool("bwrap");
   int64_t gpu_index = -1;
@@ -255,6 +262,11 @@ int Main(int argc, char** argv) {
   flags.String("baselines", &baselines_dir, "folder of baseline programs (PROBLEM_baseline.py)");
   flags.String("python", &python, "Python with PyTorch, for the baseline programs");
   flags.String("baseline-cache", &baseline_cache, "where measured baseline timings are kept (empty: nowhere)");
+  flags.String("compile-cache-dir", &compile_cache_dir,
+               "where builds are kept by the key of source, flags, nvcc version and arch, so that the verify, "
+               "bench and profile of one kernel compile it once (empty: no cache)");
+  flags.Int("compile-cache-max-bytes", &compile_cache_max_bytes,
+            "size of --compile-cache-dir; the least recently used builds go first (0: no cache)");
   flags.String("python-wheels", &python_wheels,
                "folder of Python wheels (fa3-fwd, flash-attn-4, ...) installed once into a site folder "
                "beside the baseline cache and put on the baseline programs' PYTHONPATH (default: the "
@@ -393,6 +405,27 @@ int Main(int argc, char** argv) {
     Log(absl::StrCat("sandbox: ", bwrap, sandbox.uid() >= 0 ? absl::StrCat(", as uid ", sandbox.uid()) : ""));
   }
 
+  // Builds are shared through the server as well: this worker fetches a
+  // build another made for the same key rather than compile it again.
+  HubCompileCache shared_builds(name, token);
+  std::unique_ptr<CompileCache> compile_cache;
+  if (compile_cache_max_bytes < 0) {
+    std::cerr << "kseek-worker: --compile-cache-max-bytes must be 0 or more\n";
+    return 2;
+  }
+  if (!compile_cache_dir.empty() && compile_cache_max_bytes > 0) {
+    absl::StatusOr<std::unique_ptr<CompileCache>> opened =
+        CompileCache::Open({.dir = compile_cache_dir,
+                            .max_bytes = static_cast<uint64_t>(compile_cache_max_bytes),
+                            .remote = &shared_builds});
+    if (!opened.ok()) {
+      std::cerr << "kseek-worker: --compile-cache-dir: " << opened.status().message() << "\n";
+      return 1;
+    }
+    compile_cache = *std::move(opened);
+    Log(absl::StrCat("compile cache: ", compile_cache_dir, ", at most ", compile_cache_max_bytes, " bytes"));
+  }
+
   CompilerConfig compiler_config;
   compiler_config.nvcc_path = nvcc;
   compiler_config.cuobjdump_path = cuobjdump;
@@ -400,6 +433,7 @@ int Main(int argc, char** argv) {
   compiler_config.temp_dir = *jobs_dir;
   compiler_config.sandbox = &sandbox;
   compiler_config.time_limit = absl::Seconds(compile_timeout_s);
+  compiler_config.cache = compile_cache.get();
   Compiler compiler(compiler_config);
   RunExecutorConfig run_config;
   run_config.runner_path = runner;
@@ -444,7 +478,8 @@ int Main(int argc, char** argv) {
   return Supervise(supervisor, [&](const kernelseek::v1::CrashReport& crash) {
     WorkerLoopOptions loop_options = options;
     loop_options.crash = crash;
-    return RunLoop(server, tls, static_cast<int>(protocol_version), signals, &executor, loop_options);
+    return RunLoop(server, tls, static_cast<int>(protocol_version), signals, &executor, &shared_builds,
+                   loop_options);
   });
 }
 

@@ -20,6 +20,7 @@
 #include "absl/strings/str_split.h"
 #include "common/baseline_list.h"
 #include "common/profile_text.h"
+#include "common/run_summary.h"
 #include "common/subprocess.h"
 #include "common/temp_dir.h"
 #include "common/untrusted_json.h"
@@ -182,6 +183,7 @@ absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, 
   absl::StatusOr<kernelseek::v1::CompileResult> compiled = compiler_->BuildSharedObject(spec, so_path);
   if (!compiled.ok()) return compiled.status();
   *result.mutable_compile() = *std::move(compiled);
+  if (!result.compile().cache().empty()) report(absl::StrCat("compile: cache ", result.compile().cache()), progress);
   if (!result.compile().success()) return result;
 
   // Chunks of scenario ids: one runner process each (bench), or one in all.
@@ -308,43 +310,12 @@ absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, 
       if (runner_died) break;
     }
   }
-  double log_speedup = 0, log_tflops = 0;
-  int speedups = 0, timed = 0;
-  std::vector<double> log_speedup_of(baselines.size(), 0);
-  std::vector<int> timed_of(baselines.size(), 0);
-  for (ScenarioResult& r : *result.mutable_scenarios()) {
-    if (r.baseline_median_ms() > 0 && r.median_ms() > 0) r.set_speedup(r.baseline_median_ms() / r.median_ms());
-    for (kernelseek::v1::BaselineFigure& figure : *r.mutable_baselines()) {
-      if (figure.median_ms() <= 0 || r.median_ms() <= 0) continue;
-      figure.set_speedup(figure.median_ms() / r.median_ms());
-      auto at = std::find(baselines.begin(), baselines.end(), figure.name());
-      if (at == baselines.end()) continue;
-      log_speedup_of[at - baselines.begin()] += std::log(figure.speedup());
-      ++timed_of[at - baselines.begin()];
-    }
-    if (r.passed()) {
-      result.set_passed(result.passed() + 1);
-    } else {
-      result.set_failed(result.failed() + 1);
-    }
-    if (r.tflops() > 0) {
-      log_tflops += std::log(r.tflops());
-      ++timed;
-    }
-    if (r.speedup() > 0) {
-      log_speedup += std::log(r.speedup());
-      ++speedups;
-    }
-  }
-  if (timed > 0) result.set_geomean_tflops(std::exp(log_tflops / timed));
-  if (speedups > 0) result.set_geomean_speedup(std::exp(log_speedup / speedups));
-  for (size_t b = 0; b < baselines.size(); ++b) {
+  for (const std::string& name : baselines) {
     kernelseek::v1::BaselineSummary* summary = result.add_baselines();
-    summary->set_name(baselines[b]);
-    if (auto v = baseline_versions.find(baselines[b]); v != baseline_versions.end()) summary->set_version(v->second);
-    summary->set_timed(timed_of[b]);
-    if (timed_of[b] > 0) summary->set_geomean_speedup(std::exp(log_speedup_of[b] / timed_of[b]));
+    summary->set_name(name);
+    if (auto v = baseline_versions.find(name); v != baseline_versions.end()) summary->set_version(v->second);
   }
+  SummarizeRun(&result);
   if (!baselines.empty() && baseline_versions.contains(baselines.front())) {
     result.set_baseline(baseline_versions[baselines.front()]);
   }
@@ -391,6 +362,7 @@ absl::StatusOr<kernelseek::v1::ProfileResult> RunExecutor::Profile(const kernels
   absl::StatusOr<kernelseek::v1::CompileResult> compiled = compiler_->BuildSharedObject(spec, so_path);
   if (!compiled.ok()) return compiled.status();
   *result.mutable_compile() = *std::move(compiled);
+  if (!result.compile().cache().empty()) report(absl::StrCat("compile: cache ", result.compile().cache()), progress);
   if (!result.compile().success()) return result;
 
   std::vector<std::string> functions;

@@ -226,6 +226,23 @@ TEST_CASE("a queued job says its place in the queue and what it waits for") {
   CHECK_THAT(FormatJobDetails(job, kNow), Catch::Contains("position  -\n"));
 }
 
+TEST_CASE("a sharded bench's details count the shards done") {
+  Job job;
+  job.set_id("21");
+  job.mutable_spec()->set_kind(kernelseek::v1::JOB_KIND_BENCH);
+  job.set_state(kernelseek::v1::JOB_STATE_LEASED);
+  job.set_worker("gpu-1,gpu-2");
+  job.set_stage("1 of 2 shards done; gpu-2: benchmarking perf-bf16-d64-full-s512");
+  job.mutable_progress()->set_done(50);
+  job.mutable_progress()->set_total(72);
+  job.mutable_progress()->set_shards(2);
+  job.mutable_progress()->set_shards_done(1);
+  CHECK_THAT(FormatJobDetails(job, kNow), Catch::Contains("progress  50/72 scenarios, 1/2 shards done\n"));
+  CHECK(FormatProgress(job) == "1 of 2 shards done; gpu-2: benchmarking perf-bf16-d64-full-s512 on gpu-1,gpu-2");
+  job.mutable_progress()->set_shards(1);
+  CHECK_THAT(FormatJobDetails(job, kNow), Catch::Contains("progress  50/72 scenarios\n"));
+}
+
 TEST_CASE("job state labels parse back in any case, and anything else names the labels") {
   CHECK(ParseJobStateLabel("cancelled").value() == kernelseek::v1::JOB_STATE_CANCELLED);
   CHECK(ParseJobStateLabel("LEASED").value() == kernelseek::v1::JOB_STATE_LEASED);

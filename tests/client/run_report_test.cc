@@ -125,6 +125,28 @@ TEST_CASE("bench summary gives passed X/Y, GPU, baseline and the geometric means
   CHECK_FALSE(absl::StrContains(report, "runner error"));
 }
 
+TEST_CASE("a sharded bench reads as one bench, and says which worker ran which scenarios") {
+  Job job = BenchJob();
+  job.mutable_spec()->mutable_run()->set_shards(2);
+  const std::string one = FormatRunReport(BenchJob());
+  RunResult* run = job.mutable_result()->mutable_run();
+  for (int i = 0; i < 2; ++i) {
+    kernelseek::v1::BenchShard* shard = run->add_shards();
+    shard->set_index(i);
+    shard->set_worker(absl::StrCat("gpu-", i + 1));
+    shard->set_attempts(i + 1);
+    for (int k = i; k < run->scenarios_size(); k += 2) shard->add_scenarios(run->scenarios(k).id());
+  }
+  const std::string report = FormatRunReport(job);
+  CHECK_THAT(report, Catch::Contains(", over 2 GPUs\n"));
+  CHECK_THAT(report, Catch::EndsWith(absl::StrCat(
+                         "2 shards: 1 on gpu-1 (", run->shards(0).scenarios_size(), " scenarios), 2 on gpu-2 (",
+                         run->shards(1).scenarios_size(), run->shards(1).scenarios_size() == 1 ? " scenario" : " scenarios",
+                         ", 2 attempts)\n")));
+  // Everything before those lines is the one-GPU report.
+  CHECK(report.substr(report.find('\n')) .find(one.substr(one.find('\n'))) == 0);
+}
+
 TEST_CASE("bench without any baseline timing says so instead of a 0x speedup") {
   Job job = BenchJob();
   RunResult* run = job.mutable_result()->mutable_run();

@@ -72,7 +72,27 @@ TEST_CASE("bench rounds go into the spec, 0..10, and only for bench") {
   absl::StatusOr<kernelseek::v1::JobSpec> verify = MakeRunSpec(request);
   REQUIRE_FALSE(verify.ok());
   CHECK(std::string(verify.status().message()) ==
-        "a baseline, a time cap and rounds apply to bench only, not verify");
+        "a baseline, a time cap, rounds and shards apply to bench only, not verify");
+}
+
+TEST_CASE("bench shards go into the spec: N, auto, and only for bench") {
+  testing::TempDir dir;
+  std::ofstream(dir.File("k.cu")) << "\n";
+  RunRequest request = Bench(dir.File("k.cu"));
+  CHECK(MakeRunSpec(request)->run().shards() == 0);
+  request.shards = "4";
+  CHECK(MakeRunSpec(request)->run().shards() == 4);
+  request.shards = "auto";
+  CHECK(MakeRunSpec(request)->run().shards() == -1);
+  for (const char* bad : {"0", "65", "-1", "two", "4x"}) {
+    request.shards = bad;
+    absl::StatusOr<kernelseek::v1::JobSpec> spec = MakeRunSpec(request);
+    REQUIRE_FALSE(spec.ok());
+    CHECK(std::string(spec.status().message()) == absl::StrCat("--shards wants 1..64 or auto, got \"", bad, "\""));
+  }
+  request.shards = "2";
+  request.kind = kernelseek::v1::JOB_KIND_VERIFY;
+  CHECK_FALSE(MakeRunSpec(request).ok());
 }
 
 TEST_CASE("a verify request carries no baseline") {
@@ -194,15 +214,15 @@ TEST_CASE("a profile wants exactly one scenario id and no bench options, checked
   }
   SECTION("a baseline") {
     request.baseline = "cudnn";
-    CHECK(message(request) == "a baseline, a time cap and rounds apply to bench only, not profile");
+    CHECK(message(request) == "a baseline, a time cap, rounds and shards apply to bench only, not profile");
   }
   SECTION("a time cap") {
     request.max_seconds_per_scenario = 1;
-    CHECK(message(request) == "a baseline, a time cap and rounds apply to bench only, not profile");
+    CHECK(message(request) == "a baseline, a time cap, rounds and shards apply to bench only, not profile");
   }
   SECTION("rounds") {
     request.rounds = 3;
-    CHECK(message(request) == "a baseline, a time cap and rounds apply to bench only, not profile");
+    CHECK(message(request) == "a baseline, a time cap, rounds and shards apply to bench only, not profile");
   }
   SECTION("too many hot spots") {
     request.hotspots = 51;

@@ -291,5 +291,47 @@ TEST_CASE("SIGTERM stops the server gracefully", "[e2e]") {
   REQUIRE_THAT(ReadFile(stack.server()->log_path()), Catch::Contains("stopped"));
 }
 
+TEST_CASE("a second worker fetches another's build of the same key from the server instead of compiling",
+          "[e2e][cache]") {
+  LocalStack stack;
+  stack.StartServer();
+  ChildProcess* builder = stack.StartWorker("builder");
+  std::string kernel = WriteKernel(stack, "scale_rows.cu", kKernel);
+  SubprocessResult first = stack.Kseek({"compile", kernel, "--arch", "sm_90a", "--define", "TILE=64", "--json"});
+  INFO(first.stdout_text << first.stderr_text);
+  REQUIRE(first.exit_code == 0);
+  json built = json::parse(first.stdout_text);
+  REQUIRE(built["worker"] == "builder");
+  const std::string miss = built["result"]["compile"]["cache"];
+  REQUIRE_THAT(miss, Catch::StartsWith("miss "));
+  const std::string key_prefix = miss.substr(5);
+
+  // Its own disk answers the builder the second time.
+  SubprocessResult again = stack.Kseek({"compile", kernel, "--arch", "sm_90a", "--define", "TILE=64"});
+  INFO(again.stdout_text);
+  REQUIRE(again.exit_code == 0);
+  REQUIRE_THAT(again.stdout_text, Catch::Contains("compile: cache hit " + key_prefix + "\n"));
+
+  builder->Signal(SIGTERM);
+  builder->Wait();
+  stack.StartWorker("fetcher");
+  SubprocessResult fetched = stack.Kseek({"compile", kernel, "--arch", "sm_90a", "--define", "TILE=64", "--json"});
+  INFO(fetched.stdout_text << fetched.stderr_text);
+  REQUIRE(fetched.exit_code == 0);
+  json job = json::parse(fetched.stdout_text);
+  REQUIRE(job["worker"] == "fetcher");
+  const json& compile = job["result"]["compile"];
+  REQUIRE(compile["cache"] == "hit " + key_prefix + " from server");
+  REQUIRE(compile["success"] == true);
+  REQUIRE(compile["resources"] == built["result"]["compile"]["resources"]);
+  REQUIRE(compile["sass"] == built["result"]["compile"]["sass"]);
+
+  // Any other define is another key: compiled, not fetched.
+  SubprocessResult other = stack.Kseek({"compile", kernel, "--arch", "sm_90a", "--define", "TILE=128", "--json"});
+  REQUIRE(other.exit_code == 0);
+  const std::string other_cache = json::parse(other.stdout_text)["result"]["compile"]["cache"];
+  REQUIRE_THAT(other_cache, Catch::StartsWith("miss "));
+}
+
 }  // namespace
 }  // namespace kseek::testing

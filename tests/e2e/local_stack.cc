@@ -89,7 +89,8 @@ void LocalStack::KillServer(int signal_number) {
 }
 
 ChildProcess* LocalStack::StartWorker(const std::string& name, const std::string& nvcc,
-                                      const std::vector<std::string>& extra_flags, bool wait_until_listed) {
+                                      const std::vector<std::string>& extra_flags, bool wait_until_listed,
+                                      const std::vector<std::pair<std::string, std::string>>& env) {
   std::vector<std::string> argv = {BinDir() + "/kseek-worker", "--server", address_, "--name", name};
   if (!nvcc.empty()) argv.insert(argv.end(), {"--nvcc", nvcc});
   // Job folders in this stack's own folder, not /tmp: stacks of tests run at
@@ -97,8 +98,15 @@ ChildProcess* LocalStack::StartWorker(const std::string& name, const std::string
   if (std::find(extra_flags.begin(), extra_flags.end(), "--temp-dir") == extra_flags.end()) {
     argv.insert(argv.end(), {"--temp-dir", WorkerTempDir()});
   }
+  // A compile cache of its own per worker, in this stack: builds of other
+  // tests (or of the user running them) must not answer this one's.
+  if (std::find(extra_flags.begin(), extra_flags.end(), "--compile-cache-dir") == extra_flags.end()) {
+    argv.insert(argv.end(), {"--compile-cache-dir", dir_.File(name + "-compile-cache")});
+  }
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
-  auto worker = ChildProcess::Start(argv, dir_.File(name + ".log"), {{"KSEEK_WORKER_TOKEN", worker_token_}});
+  std::vector<std::pair<std::string, std::string>> worker_env = {{"KSEEK_WORKER_TOKEN", worker_token_}};
+  worker_env.insert(worker_env.end(), env.begin(), env.end());
+  auto worker = ChildProcess::Start(argv, dir_.File(name + ".log"), worker_env);
   REQUIRE(worker.ok());
   workers_.push_back(*std::move(worker));
   if (!wait_until_listed) return workers_.back().get();

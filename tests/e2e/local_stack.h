@@ -40,10 +40,13 @@ class LocalStack {
                    const std::vector<std::pair<std::string, std::string>>& env = {});
   void KillServer(int signal_number);
   // Starts a worker named `name`; `nvcc` replaces the real one when given;
-  // `extra_flags` (e.g. --tls-ca) go last.
+  // `extra_flags` (e.g. --tls-ca) go last. Each worker gets a compile cache
+  // folder of its own in the stack (DIR/NAME-compile-cache) unless
+  // `extra_flags` names one.
   ChildProcess* StartWorker(const std::string& name, const std::string& nvcc = "",
                             const std::vector<std::string>& extra_flags = {},
-                           bool wait_until_listed = true);
+                           bool wait_until_listed = true,
+                           const std::vector<std::pair<std::string, std::string>>& env = {});
 
   // Runs the CLI against the server with the user token (and `env`).
   SubprocessResult Kseek(const std::vector<std::string>& args, const std::string& token = "",

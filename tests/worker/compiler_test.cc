@@ -1,14 +1,17 @@
 #include "worker/compiler.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "worker/compile_cache.h"
 
 namespace kseek {
 namespace {
@@ -213,6 +216,114 @@ TEST_CASE("Compiler stops nvcc at the time limit and says so") {
   CHECK(last.message().find("time limit of 50ms") != std::string::npos);
   CHECK(r->seconds() < 10);
   CHECK(scratch.Empty());
+}
+
+// The bytes of a file, "" when it cannot be read.
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST_CASE("Compiler with a compile cache builds a key once and rebuilds when any part of it changes") {
+  if (!HaveNvcc()) {
+    WARN("skipped: no nvcc at " << kNvccPath);
+    return;
+  }
+  ScratchDir scratch;
+  const std::string cache_dir = scratch.path() + "/../" + std::filesystem::path(scratch.path()).filename().string() + "-cache";
+  auto cache = CompileCache::Open({.dir = cache_dir, .max_bytes = 64 << 20});
+  REQUIRE(cache.ok());
+  CompilerConfig config = Config(scratch);
+  config.cache = cache->get();
+  Compiler compiler(config);
+  JobSpec spec = Job(kSaxpy, "sm_90a");
+  spec.set_kind(kernelseek::v1::JOB_KIND_VERIFY);
+  const std::string out = scratch.path() + "/out";
+  std::filesystem::create_directories(out);
+
+  absl::StatusOr<CompileResult> built = compiler.BuildSharedObject(spec, out + "/first.so");
+  REQUIRE(built.ok());
+  REQUIRE(built->success());
+  REQUIRE_THAT(built->cache(), Catch::StartsWith("miss "));
+  const std::string prefix = built->cache().substr(5);
+
+  // The verify's build again, as a bench and a profile would ask for it.
+  absl::StatusOr<CompileResult> again = compiler.BuildSharedObject(spec, out + "/second.so");
+  REQUIRE(again.ok());
+  CHECK(again->cache() == "hit " + prefix);
+  CHECK(again->success());
+  CHECK(again->resources_size() == built->resources_size());
+  CHECK(again->sass_size() == built->sass_size());
+  CHECK(again->seconds() < built->seconds());
+  CHECK(Slurp(out + "/second.so") == Slurp(out + "/first.so"));
+  CHECK_FALSE(Slurp(out + "/second.so").empty());
+  // A hit replaces a file already at the path, whole.
+  std::ofstream(out + "/stale.so") << "stale";
+  absl::StatusOr<CompileResult> over = compiler.BuildSharedObject(spec, out + "/stale.so");
+  REQUIRE(over.ok());
+  CHECK(over->cache() == "hit " + prefix);
+  CHECK(Slurp(out + "/stale.so") == Slurp(out + "/first.so"));
+
+  SECTION("another define, arch, line info or source is another key") {
+    std::vector<JobSpec> variants(4, spec);
+    variants[0].mutable_compile()->add_defines("TILE=64");
+    variants[1].mutable_compile()->set_arch("sm_100a");
+    variants[2].mutable_compile()->set_line_info(true);
+    variants[3].set_source(std::string(kSaxpy) + "\n// edited\n");
+    for (size_t i = 0; i < variants.size(); ++i) {
+      INFO("variant " << i);
+      absl::StatusOr<CompileResult> r = compiler.BuildSharedObject(variants[i], out + "/v" + std::to_string(i) + ".so");
+      REQUIRE(r.ok());
+      CHECK_THAT(r->cache(), Catch::StartsWith("miss "));
+      CHECK(r->cache() != built->cache());
+    }
+  }
+  SECTION("another nvcc version is another key") {
+    const std::string wrapper = scratch.path() + "/../" + std::filesystem::path(scratch.path()).filename().string() + "-nvcc";
+    {
+      std::ofstream script(wrapper);
+      script << "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'Cuda compilation tools, release 13.0, V13.0.99'; "
+                "exit 0; fi\nexec " << kNvccPath << " \"$@\"\n";
+    }
+    REQUIRE(chmod(wrapper.c_str(), 0755) == 0);
+    CompilerConfig other = config;
+    other.nvcc_path = wrapper;
+    absl::StatusOr<CompileResult> r = Compiler(other).BuildSharedObject(spec, out + "/other-nvcc.so");
+    std::filesystem::remove(wrapper);
+    REQUIRE(r.ok());
+    CHECK_THAT(r->cache(), Catch::StartsWith("miss "));
+  }
+  SECTION("a compile job's cubin build is a key of its own, and hits the second time") {
+    absl::StatusOr<CompileResult> cubin = compiler.Compile(Job(kSaxpy, "sm_90a"));
+    REQUIRE(cubin.ok());
+    CHECK_THAT(cubin->cache(), Catch::StartsWith("miss "));
+    absl::StatusOr<CompileResult> cubin_again = compiler.Compile(Job(kSaxpy, "sm_90a"));
+    REQUIRE(cubin_again.ok());
+    CHECK(cubin_again->cache() == "hit " + cubin->cache().substr(5));
+  }
+  SECTION("a corrupt entry is found out and built again") {
+    for (const auto& e : std::filesystem::directory_iterator(cache_dir)) {
+      std::filesystem::resize_file(e.path(), std::filesystem::file_size(e.path()) / 2);
+    }
+    absl::StatusOr<CompileResult> r = compiler.BuildSharedObject(spec, out + "/rebuilt.so");
+    REQUIRE(r.ok());
+    CHECK(r->success());
+    CHECK(r->cache() == "miss " + prefix);
+    CHECK_THAT(r->log(), Catch::Contains("building afresh"));
+    // nvcc's output is not byte-for-byte reproducible (it names its temp
+    // files inside), so the rebuilt object is only checked to be there.
+    CHECK_FALSE(Slurp(out + "/rebuilt.so").empty());
+    absl::StatusOr<CompileResult> hit = compiler.BuildSharedObject(spec, out + "/after.so");
+    REQUIRE(hit.ok());
+    CHECK(hit->cache() == "hit " + prefix);
+  }
+  SECTION("a failed build is not kept") {
+    absl::StatusOr<CompileResult> bad = compiler.Compile(Job("__global__ void k() { nope; }", "sm_90a"));
+    REQUIRE(bad.ok());
+    CHECK_FALSE(bad->success());
+    CHECK(bad->cache().empty());
+  }
+  std::filesystem::remove_all(cache_dir);
 }
 
 }  // namespace
