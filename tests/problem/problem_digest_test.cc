@@ -1,6 +1,8 @@
 #include "problem/problem_digest.h"
 
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "problem/problem.h"
@@ -45,6 +47,36 @@ TEST_CASE("CheckProblemDigest refuses other scenarios naming both files and dige
   CHECK(message.find("/srv/p/s.textproto has sha256 " + server.scenarios_sha256()) != std::string::npos);
   CHECK(message.find("/w/p/s.textproto " + mine.scenarios_sha256()) != std::string::npos);
   CHECK(message.find("manifest") == std::string::npos);  // the manifests agree
+}
+
+}  // namespace
+}  // namespace kseek
+
+namespace kseek {
+namespace {
+
+std::string FileText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST_CASE("the gemm digest covers gemm's own two files, and differs from attention_fwd's", "[digest]") {
+  const std::string dir = std::string(KSEEK_SOURCE_DIR) + "/scenarios/gemm";
+  absl::StatusOr<Problem> gemm = Problem::Load(dir + "/problem.textproto");
+  REQUIRE(gemm.ok());
+  const ProblemDigest& digest = gemm->digest();
+  CHECK(digest.manifest_file() == dir + "/problem.textproto");
+  CHECK(digest.scenarios_file() == dir + "/scenarios.textproto");
+  CHECK(digest.manifest_sha256() == Sha256Hex(FileText(dir + "/problem.textproto")));
+  CHECK(digest.scenarios_sha256() == Sha256Hex(FileText(dir + "/scenarios.textproto")));
+  absl::StatusOr<Problem> attention =
+      Problem::Load(std::string(KSEEK_SOURCE_DIR) + "/scenarios/attention_fwd/problem.textproto");
+  REQUIRE(attention.ok());
+  absl::Status mixed = CheckProblemDigest("gemm", attention->digest(), digest);
+  CHECK(mixed.code() == absl::StatusCode::kFailedPrecondition);
+  CHECK(CheckProblemDigest("gemm", digest, digest).ok());
 }
 
 }  // namespace
