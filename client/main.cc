@@ -324,14 +324,13 @@ int RunScenarioJob(kernelseek::v1::JobKind kind, const std::vector<std::string>&
   AddCommonFlags(&flags, &common, /*json=*/true);
   flags.String("problem", &request.problem, "problem to check against, e.g. attention_fwd");
   flags.String("scenarios", &request.scenarios,
-               "all, set names such as perf, and IDs, comma-separated (default: the problem's, e.g. "
-               "attention_fwd: all for verify, perf for bench)");
+               "all, or set names and IDs, comma-separated (default: the problem's; `kseek scenarios "
+               "PROBLEM` lists sets, IDs and defaults)");
   if (bench) {
     flags.String("baseline", &request.baseline,
-                 "what to compare with: one of the problem's baselines (attention_fwd: cudnn, fa2, fa3, "
-                 "fa4; gemm: cublas), none, or several comma-separated (fa3,cudnn), each timed in turn "
-                 "with the candidate; the first is the one the speedup is against (default: the "
-                 "problem's)");
+                 "what to compare with: one of the problem's baselines (`kseek scenarios PROBLEM` lists "
+                 "them), none, or several comma-separated (fa3,cudnn), each timed in turn with the "
+                 "candidate; the first is the one the speedup is against (default: the problem's)");
     flags.Double("max-seconds", &request.max_seconds_per_scenario,
                  "timing budget per scenario in seconds (0: the worker's default)");
     flags.Bool("reuse-baseline", &request.reuse_baseline,
@@ -412,7 +411,8 @@ int RunScenarios(const std::vector<std::string>& args, const GlobalOptions& glob
   FlagSet flags("kseek scenarios", "PROBLEM [flags]",
                 "Lists the scenarios of PROBLEM as the server's workers run them: shape\n"
                 "symbols, scalars a scenario sets, dtype, and the input seed (\"hidden\" for\n"
-                "seeds only the worker knows).");
+                "seeds only the worker knows); then the problem's baselines and what a verify or\n"
+                "bench that names no scenarios or baseline gets.");
   AddCommonFlags(&flags, &common, /*json=*/true);
   flags.String("set", &set, "only this scenario set, e.g. perf");
   std::vector<std::string> positional;
@@ -645,8 +645,8 @@ int RunSessionStart(const std::vector<std::string>& args, const GlobalOptions& g
   flags.String("arch", &request.arch, "target architecture, e.g. sm_90a or sm_100a");
   flags.String("kernel", &request.kernel_path, "the starting kernel's .cu file");
   flags.String("baseline", &request.baseline,
-               "what the speedup is measured against: one of the problem's baselines, e.g. cudnn, fa3 "
-               "(attention_fwd) or cublas (gemm) (default: the problem's)");
+               "what the speedup is measured against: one of the problem's baselines (default: the "
+               "problem's; `kseek scenarios PROBLEM` lists them)");
   flags.Double("target", &request.target_speedup,
                "goal: geometric-mean speedup over the baseline, e.g. 1.10");
   flags.String("llm-endpoint", &request.llm_endpoint, "the server's LLM endpoint, by the name its admin gave");
@@ -665,7 +665,7 @@ int RunSessionStart(const std::vector<std::string>& args, const GlobalOptions& g
   flags.String("verify-scenarios", &request.verify_scenarios,
                "scenarios a version must pass: all, set names, or IDs (default: the problem's)");
   flags.String("bench-scenarios", &request.bench_scenarios,
-               "scenarios the speedup is measured on: set names or IDs (default: the problem's, e.g. perf)");
+               "scenarios the speedup is measured on: set names or IDs (default: the problem's)");
   flags.Int("bench-rounds", &request.bench_rounds,
             "rounds of every bench, each side keeping its fastest (1-10; 0: the server's default, 1)");
   flags.Int("plateau", &request.plateau_benchmarks,

@@ -56,7 +56,9 @@ TEST_CASE("kseek scenarios gemm lists its sets through the server", "[e2e][gemm]
   SubprocessResult all = stack.Kseek({"scenarios", "gemm"});
   INFO(all.stdout_text << all.stderr_text);
   REQUIRE(all.exit_code == 0);
-  CHECK_THAT(all.stdout_text, Catch::Contains("74 scenarios: square 10, llm 24, ragged 40"));
+  CHECK_THAT(all.stdout_text, Catch::Contains("74 scenarios: square 10, llm 24, ragged 40\n"
+                                              "defaults: verify all; bench square,llm against cublas "
+                                              "(baselines: cublas)\n"));
   SubprocessResult ragged = stack.Kseek({"scenarios", "gemm", "--set", "ragged"});
   REQUIRE(ragged.exit_code == 0);
   CHECK_THAT(ragged.stdout_text, Catch::Contains("rag-bf16-m113-n799-k203") && Catch::Contains("hidden") &&

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/subprocess.h"
@@ -51,7 +52,12 @@ RunnerRun Verify(const Paths& paths, const std::string& so, const std::string& s
   runner.max_output_bytes = 64 << 20;
   auto r = RunSubprocess(runner);
   REQUIRE(r.ok());
-  return {r->timed_out ? -1 : r->exit_code, nlohmann::json::parse(r->stdout_text, nullptr, false), r->stderr_text};
+  nlohmann::json report = nlohmann::json::parse(r->stdout_text, nullptr, false);
+  // A runner that could not start (no GPU, a broken kernel) prints no report:
+  // an empty one, with its stderr, fails the caller's checks with the reason.
+  if (!report.is_object()) report = nlohmann::json::object();
+  UNSCOPED_INFO("kseek-runner exit " << r->exit_code << ": " << r->stderr_text.substr(0, 2000));
+  return {r->timed_out ? -1 : r->exit_code, std::move(report), r->stderr_text};
 }
 
 std::string FailureReasons(const RunnerRun& run, int* failed) {

@@ -34,6 +34,8 @@ struct RunnerRun {
   std::string stderr_text;
 };
 
+// Runs kseek-runner --mode verify. `report` is its JSON, or an empty object
+// when it printed none (its stderr is then in the test's failure message).
 RunnerRun Verify(const Paths& paths, const std::string& so, const std::string& scenarios, double max_seconds);
 
 // "ID: reason" of each failing scenario, one a line; `failed` counts them.
