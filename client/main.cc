@@ -306,8 +306,8 @@ int RunScenarioJob(kernelseek::v1::JobKind kind, const std::vector<std::string>&
   CommonFlags common;
   RunRequest request;
   request.kind = kind;
-  request.scenarios = bench ? "perf" : "all";
-  if (bench) request.baseline = "cudnn";
+  // Scenarios and baseline left empty are the problem's defaults, which the
+  // server fills in from its manifest (`kseek scenarios PROBLEM` shows them).
   WaitFlags wait;
   std::string command = bench ? "bench" : "verify";
   FlagSet flags(
@@ -324,13 +324,13 @@ int RunScenarioJob(kernelseek::v1::JobKind kind, const std::vector<std::string>&
   AddCommonFlags(&flags, &common, /*json=*/true);
   flags.String("problem", &request.problem, "problem to check against, e.g. attention_fwd");
   flags.String("scenarios", &request.scenarios,
-               bench ? "perf, all, another set name, or ID,ID,..."
-                     : "all, a set name such as perf, or ID,ID,...");
+               "all, or set names and IDs, comma-separated (default: the problem's; `kseek scenarios "
+               "PROBLEM` lists sets, IDs and defaults)");
   if (bench) {
     flags.String("baseline", &request.baseline,
-                 absl::StrCat("what to compare with: ", absl::StrJoin(kBaselineNames, ", "),
-                              ", or several comma-separated (fa3,cudnn), each timed in turn with the "
-                              "candidate; the first is the one the speedup is against"));
+                 "what to compare with: one of the problem's baselines (`kseek scenarios PROBLEM` lists "
+                 "them), none, or several comma-separated (fa3,cudnn), each timed in turn with the "
+                 "candidate; the first is the one the speedup is against (default: the problem's)");
     flags.Double("max-seconds", &request.max_seconds_per_scenario,
                  "timing budget per scenario in seconds (0: the worker's default)");
     flags.Bool("reuse-baseline", &request.reuse_baseline,
@@ -415,7 +415,8 @@ int RunScenarios(const std::vector<std::string>& args, const GlobalOptions& glob
   FlagSet flags("kseek scenarios", "PROBLEM [flags]",
                 "Lists the scenarios of PROBLEM as the server's workers run them: shape\n"
                 "symbols, scalars a scenario sets, dtype, and the input seed (\"hidden\" for\n"
-                "seeds only the worker knows).");
+                "seeds only the worker knows); then the problem's baselines and what a verify or\n"
+                "bench that names no scenarios or baseline gets.");
   AddCommonFlags(&flags, &common, /*json=*/true);
   flags.String("set", &set, "only this scenario set, e.g. perf");
   std::vector<std::string> positional;
@@ -648,7 +649,8 @@ int RunSessionStart(const std::vector<std::string>& args, const GlobalOptions& g
   flags.String("arch", &request.arch, "target architecture, e.g. sm_90a or sm_100a");
   flags.String("kernel", &request.kernel_path, "the starting kernel's .cu file");
   flags.String("baseline", &request.baseline,
-               "what the speedup is measured against: cudnn, fa2, fa3, fa4");
+               "what the speedup is measured against: one of the problem's baselines (default: the "
+               "problem's; `kseek scenarios PROBLEM` lists them)");
   flags.Double("target", &request.target_speedup,
                "goal: geometric-mean speedup over the baseline, e.g. 1.10");
   flags.String("llm-endpoint", &request.llm_endpoint, "the server's LLM endpoint, by the name its admin gave");
@@ -665,9 +667,9 @@ int RunSessionStart(const std::vector<std::string>& args, const GlobalOptions& g
   flags.String("questions", &request.questions, "question mode: human, bank, self or off");
   flags.Int("max-steps", &request.max_steps, "budget: most model turns");
   flags.String("verify-scenarios", &request.verify_scenarios,
-               "scenarios a version must pass: all, a set name, or ID,ID,...");
+               "scenarios a version must pass: all, set names, or IDs (default: the problem's)");
   flags.String("bench-scenarios", &request.bench_scenarios,
-               "scenarios the speedup is measured on: perf, a set name, or ID,ID,...");
+               "scenarios the speedup is measured on: set names or IDs (default: the problem's)");
   flags.Int("bench-rounds", &request.bench_rounds,
             "rounds of every bench, each side keeping its fastest (1-10; 0: the server's default, 1)");
   flags.Int("plateau", &request.plateau_benchmarks,

@@ -30,10 +30,9 @@ bool IsName(absl::string_view name) {
   });
 }
 
+// Empty: the problem's default, which the server fills in.
 absl::Status CheckScenarios(const std::string& scenarios) {
-  if (scenarios.empty()) {
-    return absl::InvalidArgumentError("--scenarios is empty; give all, a set name or ID,ID,...");
-  }
+  if (scenarios.empty()) return absl::OkStatus();
   for (absl::string_view item : absl::StrSplit(scenarios, ',')) {
     if (!IsName(item)) {
       return absl::InvalidArgumentError(
@@ -82,8 +81,10 @@ absl::StatusOr<int> ParseShards(const std::string& text) {
 }
 
 absl::Status CheckBenchOptions(const RunRequest& request) {
-  if (absl::StatusOr<std::vector<std::string>> baselines = ParseBaselineList(request.baseline);
-      !baselines.ok()) {
+  // Empty: the problem's default. Which names a problem has is the server's
+  // to check, against its manifest; here only the list's form.
+  if (absl::StatusOr<std::vector<std::string>> baselines = SplitBaselineList(request.baseline);
+      !request.baseline.empty() && !baselines.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("--baseline: ", baselines.status().message()));
   }
   if (request.rounds < 0 || request.rounds > kMaxBenchRounds) {

@@ -2,7 +2,7 @@
 // profile` into the JobSpec to submit.
 //
 // Checks the run options before any network call (problem and scenario id
-// spelling, the baseline name, the time cap, profile's one scenario id) and
+// spelling, the baseline list's form, the time cap, profile's one scenario id) and
 // then the compile options and file as MakeCompileSpec does, so a typo is a
 // usage error naming the bad value. The server still resolves the problem and
 // scenario names itself.
@@ -18,15 +18,12 @@
 
 namespace kseek {
 
-// Baselines `kseek bench --baseline` accepts, as the worker names them.
-inline constexpr const char* kBaselineNames[] = {"cudnn", "fa2", "fa3", "fa4", "none"};
-
 struct RunRequest {
   kernelseek::v1::JobKind kind = kernelseek::v1::JOB_KIND_VERIFY;  // VERIFY, BENCH or PROFILE
   CompileRequest compile;
   std::string problem;                  // e.g. "attention_fwd"
-  std::string scenarios;                // "all", a set name, or ID,ID,...; profile: one ID
-  std::string baseline;                 // bench only; one of kBaselineNames, or a list (ParseBaselineList)
+  std::string scenarios;                // "all", sets and IDs, comma-separated; empty: the problem's default; profile: one ID
+  std::string baseline;                 // bench only; a list (SplitBaselineList); empty: the problem's default
   double max_seconds_per_scenario = 0;  // bench only; 0: the worker's default
   bool reuse_baseline = false;          // bench only: the worker's cached baseline timings
   int64_t rounds = 0;                   // bench only: timing rounds, best kept; 0: one

@@ -97,6 +97,19 @@ std::string FormatScenarioTable(const kernelseek::v1::ListScenariosResponse& res
   }
   absl::StrAppend(&out, "\n", response.scenarios_size(), " scenarios", counts.empty() ? "" : ": ",
                   absl::StrJoin(counts, ", "), "\n");
+  // What a job that names no scenarios or baseline gets: the CLI sends none
+  // and the server fills these in, so the listing is where a user sees them.
+  const kernelseek::v1::ProblemManifest& m = response.problem();
+  if (m.baseline_size() > 0 || !m.default_verify_scenarios().empty() || !m.default_bench_scenarios().empty() ||
+      !m.default_baseline().empty()) {
+    std::vector<std::string> baselines;
+    for (const auto& b : m.baseline()) baselines.push_back(b.name());
+    auto or_else = [](const std::string& value, const char* fallback) { return value.empty() ? fallback : value; };
+    absl::StrAppend(&out, "defaults: verify ", or_else(m.default_verify_scenarios(), "all"), "; bench ",
+                    or_else(m.default_bench_scenarios(), "all"), " against ", or_else(m.default_baseline(), "none"),
+                    baselines.empty() ? "" : absl::StrCat(" (baselines: ", absl::StrJoin(baselines, ", "), ")"),
+                    "\n");
+  }
   return out;
 }
 

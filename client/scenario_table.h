@@ -17,7 +17,9 @@ namespace kseek {
 // symbol, one per overridden scalar ("-" where a scenario keeps the default),
 // and SEED (the number, or "hidden" for a seed only the worker knows). Then a
 // line counting the scenarios per set, sets in order of first appearance,
-// e.g. "182 scenarios: perf 72, correctness 110".
+// e.g. "182 scenarios: perf 72, correctness 110". Where the manifest says
+// them, a last line with its defaults and baselines, e.g. "defaults: verify
+// all; bench perf against cudnn (baselines: cudnn, fa2, fa3, fa4)".
 std::string FormatScenarioTable(const kernelseek::v1::ListScenariosResponse& response);
 
 // "bf16", "fp16", "fp32"; "scenario" for DTYPE_SCENARIO.

@@ -21,7 +21,7 @@ struct SessionRequest {
   std::string kernel_path;  // starting kernel source to read
   std::string problem;      // e.g. "attention_fwd"
   std::string arch;         // e.g. "sm_90a"
-  std::string baseline = "cudnn";
+  std::string baseline;  // empty: the problem's default_baseline
   double target_speedup = 0;
   // The LLM, exactly one of: an endpoint of the server's by name (with
   // llm_model, or its default model); an endpoint of the user's (llm_url with
@@ -38,8 +38,8 @@ struct SessionRequest {
   std::string replay_file;
   std::string questions;    // human, bank, self or off
   int64_t max_steps = 0;
-  std::string verify_scenarios = "all";
-  std::string bench_scenarios = "perf";
+  std::string verify_scenarios;  // empty: the problem's default, as bench_scenarios
+  std::string bench_scenarios;
   int64_t bench_rounds = 0;  // 0: the server's default, one round
   // Zero leaves each policy option to the server's default.
   int64_t plateau_benchmarks = 0;

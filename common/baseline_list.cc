@@ -2,20 +2,27 @@
 
 #include <algorithm>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 
 namespace kseek {
 
-absl::StatusOr<std::vector<std::string>> ParseBaselineList(absl::string_view value) {
-  return ParseBaselineList(value, std::vector<std::string>(std::begin(kKnownBaselines), std::end(kKnownBaselines)));
+namespace {
+
+bool IsBaselineName(absl::string_view name) {
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  });
 }
 
-absl::StatusOr<std::vector<std::string>> ParseBaselineList(absl::string_view value,
-                                                           const std::vector<std::string>& known_names) {
+// `known` nullptr: any well-formed name.
+absl::StatusOr<std::vector<std::string>> Parse(absl::string_view value, const std::vector<std::string>* known_names) {
   if (value == "none") return std::vector<std::string>{};
-  const std::string known = known_names.empty() ? "none declared" : absl::StrJoin(known_names, ", ");
+  const std::string known = known_names == nullptr ? "the problem's baselines"
+                            : known_names->empty() ? "none declared"
+                                                   : absl::StrJoin(*known_names, ", ");
   std::vector<std::string> names;
   for (absl::string_view part : absl::StrSplit(value, ',')) {
     if (part.empty()) {
@@ -26,7 +33,11 @@ absl::StatusOr<std::vector<std::string>> ParseBaselineList(absl::string_view val
       return absl::InvalidArgumentError(
           absl::StrCat("baseline list \"", value, "\": none stands alone, not beside other baselines"));
     }
-    if (std::find(known_names.begin(), known_names.end(), part) == known_names.end()) {
+    if (known_names == nullptr && !IsBaselineName(part)) {
+      return absl::InvalidArgumentError(absl::StrCat("baseline \"", part, "\" in \"", value,
+                                                     "\" is not a name (letters, digits, '-', '_', '.')"));
+    }
+    if (known_names != nullptr && std::find(known_names->begin(), known_names->end(), part) == known_names->end()) {
       return absl::InvalidArgumentError(
           absl::StrCat("unknown baseline \"", part, "\" in \"", value, "\"; known: ", known, ", or none"));
     }
@@ -36,6 +47,22 @@ absl::StatusOr<std::vector<std::string>> ParseBaselineList(absl::string_view val
     names.emplace_back(part);
   }
   return names;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> ParseBaselineList(absl::string_view value) {
+  const std::vector<std::string> known(std::begin(kKnownBaselines), std::end(kKnownBaselines));
+  return Parse(value, &known);
+}
+
+absl::StatusOr<std::vector<std::string>> ParseBaselineList(absl::string_view value,
+                                                           const std::vector<std::string>& known_names) {
+  return Parse(value, &known_names);
+}
+
+absl::StatusOr<std::vector<std::string>> SplitBaselineList(absl::string_view value) {
+  return Parse(value, nullptr);
 }
 
 }  // namespace kseek

@@ -26,6 +26,11 @@ absl::StatusOr<std::vector<std::string>> ParseBaselineList(absl::string_view val
 absl::StatusOr<std::vector<std::string>> ParseBaselineList(absl::string_view value,
                                                            const std::vector<std::string>& known_names);
 
+// As above for any names of letters, digits, '-', '_' and '.': the list's
+// form only. For the CLI, which does not know a problem's baselines; the
+// server checks the names against the manifest.
+absl::StatusOr<std::vector<std::string>> SplitBaselineList(absl::string_view value);
+
 }  // namespace kseek
 
 #endif  // KERNELSEEK_COMMON_BASELINE_LIST_H_

@@ -524,18 +524,24 @@ absl::StatusOr<std::vector<const ScenarioSpec*>> Problem::Select(
     for (const ScenarioSpec& s : scenarios_) chosen.push_back(&s);
     return chosen;
   }
-  for (const ScenarioSpec& s : scenarios_) {
-    if (s.set() == selection) chosen.push_back(&s);
-  }
-  if (!chosen.empty()) return chosen;
-  for (absl::string_view id : absl::StrSplit(selection, ',', absl::SkipWhitespace())) {
-    const ScenarioSpec* s = FindScenario(id);
+  // Each item is a set or an id, so that a default like "square,llm" can
+  // name two sets; a scenario named twice runs once, where it first appears.
+  std::set<const ScenarioSpec*> seen;
+  for (absl::string_view item : absl::StrSplit(selection, ',', absl::SkipWhitespace())) {
+    bool is_set = false;
+    for (const ScenarioSpec& s : scenarios_) {
+      if (s.set() != item) continue;
+      is_set = true;
+      if (seen.insert(&s).second) chosen.push_back(&s);
+    }
+    if (is_set) continue;
+    const ScenarioSpec* s = FindScenario(item);
     if (s == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--scenarios: '", id, "' is neither 'all', a set name nor a scenario id of ",
+          "--scenarios: '", item, "' is neither 'all', a set name nor a scenario id of ",
           manifest_.name()));
     }
-    chosen.push_back(s);
+    if (seen.insert(s).second) chosen.push_back(s);
   }
   if (chosen.empty()) return absl::InvalidArgumentError("--scenarios selects nothing");
   return chosen;

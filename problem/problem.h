@@ -45,8 +45,9 @@ class Problem {
   // nullptr when no scenario has that id.
   const kernelseek::v1::ScenarioSpec* FindScenario(absl::string_view id) const;
 
-  // `selection` is "all", the name of a set (e.g. "perf"), or a comma-separated
-  // list of ids. INVALID_ARGUMENT naming an unknown id.
+  // `selection` is "all", or a comma-separated list of set names (e.g.
+  // "perf", "square,llm") and scenario ids, in that order, each scenario once.
+  // INVALID_ARGUMENT naming an item that is neither.
   absl::StatusOr<std::vector<const kernelseek::v1::ScenarioSpec*>> Select(
       absl::string_view selection) const;
 

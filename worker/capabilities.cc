@@ -16,7 +16,6 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "common/baseline_list.h"
 #include "common/subprocess.h"
 #include "problem/arch.h"
 #include "problem/problem_catalog.h"
@@ -63,9 +62,13 @@ std::optional<std::string> ParseBaselineProbe(absl::string_view probe_output, st
                             OutputTail(std::string(probe_output), 200));
     return std::nullopt;
   }
-  std::vector<std::string> available, absent;
-  for (const char* name : kKnownBaselines) {
-    if (doc["available"].contains(name)) available.emplace_back(name);
+  std::set<std::string> available;  // sorted: the order `kseek workers` lists them in
+  std::vector<std::string> absent;
+  for (const auto& [name, version] : doc["available"].items()) {
+    const bool is_name = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+      return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+    });
+    if (is_name) available.insert(name);
   }
   if (doc.contains("missing") && doc["missing"].is_object()) {
     for (const auto& [name, why] : doc["missing"].items()) {
@@ -117,15 +120,17 @@ std::string FindNcu(absl::string_view path_env, const std::vector<std::string>& 
   return "";
 }
 
-std::vector<std::string> BaselineProbeArgv(const std::string& python, const std::string& baselines_dir) {
+std::vector<std::vector<std::string>> BaselineProbeArgvs(const std::string& python,
+                                                         const std::string& baselines_dir) {
   std::vector<std::string> programs;
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator(baselines_dir, error)) {
     if (absl::EndsWith(entry.path().filename().string(), "_baseline.py")) programs.push_back(entry.path().string());
   }
-  if (programs.empty()) return {};
   std::sort(programs.begin(), programs.end());
-  return {python, programs.front(), "--probe"};
+  std::vector<std::vector<std::string>> probes;
+  for (const std::string& program : programs) probes.push_back({python, program, "--probe"});
+  return probes;
 }
 
 std::string FindNcu(absl::string_view path_env) {
@@ -267,16 +272,26 @@ DetectedCapabilities DetectCapabilities(const CapabilityProbeConfig& config) {
     }
   }
 
-  if (config.baseline_probe.empty()) {
+  if (config.baseline_probes.empty()) {
     out.baselines_note = "no baselines: no baseline program to probe";
   } else {
-    std::string why;
-    std::optional<std::string> printed =
-        RunProbe(config.baseline_probe, config.baseline_probe_limit, &why, config.baseline_probe_env);
-    std::optional<std::string> names;
-    if (printed) names = ParseBaselineProbe(*printed, &why);
-    if (names) found.emplace_back("baselines", *names);
-    if (!why.empty()) out.baselines_note = absl::StrCat(names ? "baselines missing: " : "no baselines: ", why);
+    // The union over every problem's program; each says what it lacks.
+    std::set<std::string> names;
+    std::vector<std::string> whys;
+    for (const std::vector<std::string>& probe : config.baseline_probes) {
+      std::string why;
+      std::optional<std::string> printed = RunProbe(probe, config.baseline_probe_limit, &why, config.baseline_probe_env);
+      std::optional<std::string> these;
+      if (printed) these = ParseBaselineProbe(*printed, &why);
+      if (these) {
+        for (absl::string_view name : absl::StrSplit(*these, ',')) names.emplace(name);
+      }
+      if (!why.empty()) whys.push_back(why);
+    }
+    if (!names.empty()) found.emplace_back("baselines", absl::StrJoin(names, ","));
+    if (!whys.empty()) {
+      out.baselines_note = absl::StrCat(names.empty() ? "no baselines: " : "baselines missing: ", absl::StrJoin(whys, "; "));
+    }
   }
 
   std::sort(found.begin(), found.end());

@@ -29,10 +29,10 @@ struct CapabilityProbeConfig {
   int gpu_index = -1;
   // Nsight Compute's CLI (see FindNcu). Empty: no `ncu` capability.
   std::string ncu_path;
-  // The baseline program's probe (python, PROBLEM_baseline.py, --probe) and
-  // what it adds to the environment (the wheel site's PYTHONPATH). Empty: no
-  // `baselines` capability.
-  std::vector<std::string> baseline_probe;
+  // The baseline programs' probes, one per PROBLEM_baseline.py (python,
+  // PROBLEM_baseline.py, --probe), and what they add to the environment (the
+  // wheel site's PYTHONPATH). Empty: no `baselines` capability.
+  std::vector<std::vector<std::string>> baseline_probes;
   std::vector<std::pair<std::string, std::string>> baseline_probe_env;
   absl::Duration tool_time_limit = absl::Seconds(30);
   // Importing PyTorch and the FlashAttention packages takes a while.
@@ -63,10 +63,12 @@ DetectedCapabilities DetectCapabilities(const CapabilityProbeConfig& config);
 // manifest that does not parse: a GPU worker refuses to start on it.
 absl::StatusOr<std::string> AddProblemsCapability(const std::string& scenarios_dir, DetectedCapabilities* detected);
 
-// The probe command of the first (by name) PROBLEM_baseline.py in
-// `baselines_dir`, run with `python`: {python, PATH, "--probe"}; empty when
-// the folder holds none.
-std::vector<std::string> BaselineProbeArgv(const std::string& python, const std::string& baselines_dir);
+// The probe command of every PROBLEM_baseline.py in `baselines_dir`, by
+// name, run with `python`: {python, PATH, "--probe"} each; empty when the
+// folder holds none. Every problem's program is asked, so a new problem's
+// baselines are advertised without a change here.
+std::vector<std::vector<std::string>> BaselineProbeArgvs(const std::string& python,
+                                                         const std::string& baselines_dir);
 
 // Where Nsight Compute's `ncu` is: the first executable `ncu` in `path_env`
 // (a PATH value), then /usr/local/cuda/bin/ncu, then the newest-named
@@ -91,11 +93,11 @@ std::optional<std::string> ParseNvccRelease(absl::string_view version_output);
 // every listed arch from sm_90 on).
 std::vector<std::string> CompileArchsFromGpuCodeList(absl::string_view list_gpu_code_output);
 
-// The `baselines` value from the baseline program's `--probe` output
+// The `baselines` value from a baseline program's `--probe` output
 // ({"available": {"cudnn": "torch ...", ...}, "missing": {"fa4": "why"}}):
-// the available ones among kKnownBaselines, comma-separated in that order;
-// nullopt when none is or the output is not such a document. `*missing` gets
-// "fa4: why; ..." (or what was wrong with the output).
+// the available names (letters, digits, '-', '_', '.'), comma-separated in
+// sorted order; nullopt when none is or the output is not such a document.
+// `*missing` gets "fa4: why; ..." (or what was wrong with the output).
 std::optional<std::string> ParseBaselineProbe(absl::string_view probe_output, std::string* missing);
 
 struct GpuInfo {

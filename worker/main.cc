@@ -364,7 +364,7 @@ int Main(int argc, char** argv) {
   probe.ncu_path = ncu;
   probe.gpu_index = static_cast<int>(gpu_index);
   probe.nvidia_smi_path = nvidia_smi;
-  probe.baseline_probe = BaselineProbeArgv(python, baselines_dir);
+  probe.baseline_probes = BaselineProbeArgvs(python, baselines_dir);
   if (!python_path.empty()) probe.baseline_probe_env = {PythonPathEnv(python_path)};
   DetectedCapabilities detected = DetectCapabilities(probe);
   if (!detected.nvcc_note.empty()) Log(detected.nvcc_note);

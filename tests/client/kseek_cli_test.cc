@@ -357,15 +357,16 @@ TEST_CASE("verify and bench through a server: defaults, progress, report and exi
   std::string flags = absl::StrCat("--server ", server.address(), " --token t");
   std::string run = absl::StrCat(source, " --problem attention_fwd --arch sm_90a ", flags);
 
-  SECTION("bench defaults to perf against cudnn; every scenario passed is exit 0") {
+  SECTION("bench leaves scenarios and baseline to the problem's defaults; every scenario passed is exit 0") {
     ScriptBench(server, FinishedBench({true, true}));
     Outcome o = RunKseek(absl::StrCat("bench ", run));
     CHECK(o.exit_code == 0);
     kernelseek::v1::JobSpec spec = server.service().last_submitted();
     CHECK(spec.kind() == kernelseek::v1::JOB_KIND_BENCH);
     CHECK(spec.run().problem() == "attention_fwd");
-    CHECK(spec.run().scenarios() == "perf");
-    CHECK(spec.run().baseline() == "cudnn");
+    // The server fills both in from the manifest (perf and cudnn for attention_fwd).
+    CHECK(spec.run().scenarios().empty());
+    CHECK(spec.run().baseline().empty());
     // Off a terminal: one line per change, the bar among them.
     CHECK(absl::StrContains(o.err, "job 9: [" + std::string(24, '.') + "] 0/2  benchmarking"));
     CHECK(absl::StrContains(o.err, "job 9: [" + std::string(12, '#') + std::string(12, '.') +
@@ -389,7 +390,7 @@ TEST_CASE("verify and bench through a server: defaults, progress, report and exi
     CHECK(o.exit_code == 4);
     CHECK(absl::StrContains(o.out, "runner error: runner killed after 600 s\n"));
   }
-  SECTION("verify defaults to all scenarios and sends no baseline") {
+  SECTION("verify leaves the scenarios to the problem's default and sends no baseline") {
     Job job = FinishedBench({true});
     job.mutable_spec()->set_kind(kernelseek::v1::JOB_KIND_VERIFY);
     ScriptBench(server, job);
@@ -397,7 +398,7 @@ TEST_CASE("verify and bench through a server: defaults, progress, report and exi
     CHECK(o.exit_code == 0);
     kernelseek::v1::JobSpec spec = server.service().last_submitted();
     CHECK(spec.kind() == kernelseek::v1::JOB_KIND_VERIFY);
-    CHECK(spec.run().scenarios() == "all");
+    CHECK(spec.run().scenarios().empty());
     CHECK(spec.run().baseline().empty());
     CHECK(spec.compile().defines(0) == "TILE=64");
   }
@@ -426,14 +427,24 @@ TEST_CASE("verify and bench through a server: defaults, progress, report and exi
     CHECK(o.out == "9\n");
     CHECK(server.service().watch_calls() == 0);
   }
-  SECTION("verify takes no --baseline; bench rejects an unknown one before submitting") {
+  SECTION("verify takes no --baseline; bench rejects a malformed list before submitting") {
     Outcome v = RunKseek(absl::StrCat("verify ", run, " --baseline cudnn"));
     CHECK(v.exit_code == 2);
     CHECK(IsOneLine(v.err));
-    Outcome b = RunKseek(absl::StrCat("bench ", run, " --baseline torch"));
+    Outcome b = RunKseek(absl::StrCat("bench ", run, " --baseline cudnn,cudnn"));
     CHECK(b.exit_code == 2);
-    CHECK(b.err == "kseek: --baseline: unknown baseline \"torch\" in \"torch\"; known: cudnn, fa2, fa3, fa4, or none\n");
+    CHECK(b.err == "kseek: --baseline: baseline \"cudnn\" appears twice in \"cudnn,cudnn\"\n");
+    Outcome odd = RunKseek(absl::StrCat("bench ", run, " --baseline 'cu blas'"));
+    CHECK(odd.exit_code == 2);
+    CHECK(IsOneLine(odd.err));
     CHECK(server.service().last_submitted().kind() == kernelseek::v1::JOB_KIND_UNSPECIFIED);
+  }
+  SECTION("bench sends any well-formed baseline name: which ones a problem has is the server's to say") {
+    ScriptBench(server, FinishedBench({true}));
+    Outcome o = RunKseek(absl::StrCat("bench ", run, " --baseline cublas --scenarios square,llm"));
+    CHECK(o.exit_code == 0);
+    CHECK(server.service().last_submitted().run().baseline() == "cublas");
+    CHECK(server.service().last_submitted().run().scenarios() == "square,llm");
   }
 }
 

@@ -86,6 +86,17 @@ TEST_CASE("scalars no listed scenario sets get no column") {
   CHECK(table.substr(table.find("\n\n")) == "\n\n2 scenarios: perf 1, correctness 1\n");
 }
 
+TEST_CASE("a manifest's defaults and baselines end the listing") {
+  ListScenariosResponse response = AttentionScenarios();
+  response.mutable_problem()->add_baseline()->set_name("cublas");
+  response.mutable_problem()->set_default_bench_scenarios("square,llm");
+  response.mutable_problem()->set_default_baseline("cublas");
+  std::string table = FormatScenarioTable(response);
+  CHECK(table.substr(table.find("\n\n")) ==
+        "\n\n3 scenarios: perf 1, correctness 2\n"
+        "defaults: verify all; bench square,llm against cublas (baselines: cublas)\n");
+}
+
 TEST_CASE("an empty listing still prints the header and a zero count") {
   ListScenariosResponse response = AttentionScenarios();
   response.clear_scenarios();

@@ -36,5 +36,16 @@ TEST_CASE("a baseline list is checked against the names a problem's manifest dec
   CHECK(ParseBaselineList("x", {}).status().message() == "unknown baseline \"x\" in \"x\"; known: none declared, or none");
 }
 
+TEST_CASE("SplitBaselineList checks only the list's form, for a client that does not know the problem") {
+  CHECK(*SplitBaselineList("cublas") == std::vector<std::string>{"cublas"});
+  CHECK(*SplitBaselineList("fa3,cudnn") == std::vector<std::string>{"fa3", "cudnn"});
+  CHECK(SplitBaselineList("none")->empty());
+  CHECK(SplitBaselineList("cublas,cublas").status().message() == "baseline \"cublas\" appears twice in \"cublas,cublas\"");
+  CHECK(SplitBaselineList("none,cublas").status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(SplitBaselineList("cublas,").status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(SplitBaselineList("cu blas").status().message() ==
+        "baseline \"cu blas\" in \"cu blas\" is not a name (letters, digits, '-', '_', '.')");
+}
+
 }  // namespace
 }  // namespace kseek

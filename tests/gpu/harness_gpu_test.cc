@@ -4,7 +4,7 @@
 // GPU; where none is visible each test says so and returns.
 //
 // Paths come from the source tree, or, for a bundle on a GPU node, from
-// $KSEEK_BUNDLE (bin/kseek-runner, share/scenarios, share/kernels, share/planted).
+// $KSEEK_BUNDLE (tests/gpu/gpu_runner.h).
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -13,69 +13,19 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/subprocess.h"
+#include "tests/gpu/gpu_runner.h"
 #include "tests/testing/temp_dir.h"
 
 namespace kseek {
 namespace {
 
 using nlohmann::json;
-
-struct Paths {
-  std::string runner, manifest, kernels, planted;
-};
-
-Paths FindPaths() {
-  if (const char* bundle = std::getenv("KSEEK_BUNDLE"); bundle != nullptr && *bundle) {
-    std::string b = bundle;
-    return {b + "/bin/kseek-runner", b + "/share/scenarios/attention_fwd/problem.textproto", b + "/share/kernels",
-            b + "/share/planted"};
-  }
-  return {KSEEK_BIN_DIR "/kseek-runner", KSEEK_SOURCE_DIR "/scenarios/attention_fwd/problem.textproto",
-          KSEEK_SOURCE_DIR "/kernels", KSEEK_SOURCE_DIR "/tests/gpu/planted"};
-}
-
-// True when a GPU is visible; otherwise says why the test is skipped.
-bool HaveGpu() {
-  SubprocessSpec smi;
-  smi.argv = {"nvidia-smi", "-L"};
-  smi.time_limit = absl::Seconds(30);
-  auto r = RunSubprocess(smi);
-  if (r.ok() && r->Succeeded() && r->stdout_text.find("GPU 0") != std::string::npos) return true;
-  WARN("skipped: no GPU visible (nvidia-smi -L: "
-       << (r.ok() ? r->Describe() : std::string(r.status().message())) << ")");
-  return false;
-}
-
-std::string BuildSharedObject(const testing::TempDir& dir, const std::string& source, const std::string& include) {
-  std::string so = dir.File("kernel.so");
-  SubprocessSpec nvcc;
-  nvcc.argv = {"/usr/local/cuda/bin/nvcc", "-gencode=arch=compute_90a,code=sm_90a", "-O3", "-shared",
-               "-Xcompiler", "-fPIC", "-cudart", "shared", "-I", include, "-o", so, source};
-  nvcc.time_limit = absl::Minutes(5);
-  auto r = RunSubprocess(nvcc);
-  REQUIRE(r.ok());
-  INFO(r->stderr_text);
-  REQUIRE(r->Succeeded());
-  return so;
-}
-
-struct RunnerRun {
-  int exit_code;
-  json report;
-  std::string stderr_text;
-};
-
-RunnerRun Verify(const Paths& paths, const std::string& so, const std::string& scenarios, double max_seconds) {
-  SubprocessSpec runner;
-  runner.argv = {paths.runner, "--problem", paths.manifest, "--kernel", so, "--mode", "verify", "--scenarios",
-                 scenarios, "--max-seconds-per-scenario", absl::StrCat(max_seconds)};
-  runner.time_limit = absl::Minutes(15);
-  runner.max_output_bytes = 64 << 20;
-  auto r = RunSubprocess(runner);
-  REQUIRE(r.ok());
-  return {r->timed_out ? -1 : r->exit_code, json::parse(r->stdout_text, nullptr, false), r->stderr_text};
-}
+using gpu_testing::BuildSharedObject;
+using gpu_testing::FindPaths;
+using gpu_testing::HaveGpu;
+using gpu_testing::Paths;
+using gpu_testing::RunnerRun;
+using gpu_testing::Verify;
 
 // Scenarios with ragged lengths, s_q != s_k, GQA and causal masks.
 constexpr const char* kPlantScenarios =
@@ -83,7 +33,7 @@ constexpr const char* kPlantScenarios =
 
 TEST_CASE("naive.cu passes all 182 attention_fwd scenarios", "[gpu]") {
   if (!HaveGpu()) return;
-  Paths paths = FindPaths();
+  Paths paths = FindPaths("attention_fwd");
   testing::TempDir dir;
   std::string so = BuildSharedObject(dir, paths.kernels + "/attention_fwd/naive.cu", paths.kernels);
   RunnerRun run = Verify(paths, so, "all", 120);
@@ -103,7 +53,7 @@ TEST_CASE("naive.cu passes all 182 attention_fwd scenarios", "[gpu]") {
 
 TEST_CASE("every planted-wrong kernel is caught, and the GPU is healthy for the next run", "[gpu]") {
   if (!HaveGpu()) return;
-  Paths paths = FindPaths();
+  Paths paths = FindPaths("attention_fwd");
   struct Plant {
     const char* file;
     const char* expected;  // in some failing scenario's reason

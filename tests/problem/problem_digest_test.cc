@@ -1,6 +1,8 @@
 #include "problem/problem_digest.h"
 
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "problem/problem.h"
@@ -58,6 +60,36 @@ TEST_CASE("ProblemCapability names the problem and 16 hex digits that change wit
   CHECK(ProblemCapability("p", moved) == value);  // where the files lie does not matter
   CHECK(ProblemCapability("p", manifest) != value);
   CHECK(ProblemCapability("p", scenarios) != value);
+}
+
+}  // namespace
+}  // namespace kseek
+
+namespace kseek {
+namespace {
+
+std::string FileText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST_CASE("the gemm digest covers gemm's own two files, and differs from attention_fwd's", "[digest]") {
+  const std::string dir = std::string(KSEEK_SOURCE_DIR) + "/scenarios/gemm";
+  absl::StatusOr<Problem> gemm = Problem::Load(dir + "/problem.textproto");
+  REQUIRE(gemm.ok());
+  const ProblemDigest& digest = gemm->digest();
+  CHECK(digest.manifest_file() == dir + "/problem.textproto");
+  CHECK(digest.scenarios_file() == dir + "/scenarios.textproto");
+  CHECK(digest.manifest_sha256() == Sha256Hex(FileText(dir + "/problem.textproto")));
+  CHECK(digest.scenarios_sha256() == Sha256Hex(FileText(dir + "/scenarios.textproto")));
+  absl::StatusOr<Problem> attention =
+      Problem::Load(std::string(KSEEK_SOURCE_DIR) + "/scenarios/attention_fwd/problem.textproto");
+  REQUIRE(attention.ok());
+  absl::Status mixed = CheckProblemDigest("gemm", attention->digest(), digest);
+  CHECK(mixed.code() == absl::StatusCode::kFailedPrecondition);
+  CHECK(CheckProblemDigest("gemm", digest, digest).ok());
 }
 
 }  // namespace

@@ -64,6 +64,12 @@ TEST_CASE("A valid manifest parses with its scenarios", "[problem]") {
   CHECK((*selected)[0]->id() == "b");
   CHECK(problem->Select("small")->size() == 2);
   CHECK(problem->Select("all")->size() == 2);
+  // Sets and ids mix in one list, each scenario once, in the list's order.
+  auto mixed = problem->Select("b,small");
+  REQUIRE(mixed.ok());
+  REQUIRE(mixed->size() == 2);
+  CHECK((*mixed)[0]->id() == "b");
+  CHECK((*mixed)[1]->id() == "a");
   auto unknown = problem->Select("a,zzz");
   REQUIRE_FALSE(unknown.ok());
   CHECK_THAT(std::string(unknown.status().message()), Catch::Contains("'zzz'"));

@@ -80,6 +80,23 @@ TEST_CASE("a bench against a baseline its problem does not declare is refused na
   CHECK(refused.status().message() == "unknown baseline \"cudnn\" in \"cudnn\"; known: ref, or none");
 }
 
+TEST_CASE("a gemm bench is checked against gemm's baselines and gets gemm's defaults and digest", "[validation]") {
+  absl::StatusOr<ProblemCatalog> problems = ProblemCatalog::Load(KSEEK_SCENARIOS_DIR);
+  REQUIRE(problems.ok());
+  kernelseek::v1::JobSpec cudnn = Job(kernelseek::v1::JOB_KIND_BENCH, "gemm");
+  cudnn.mutable_run()->set_baseline("cudnn");
+  absl::StatusOr<std::vector<kernelseek::v1::Property>> refused = ValidateJobSpec(&cudnn, *problems);
+  CHECK(refused.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(refused.status().message() == "unknown baseline \"cudnn\" in \"cudnn\"; known: cublas, or none");
+
+  kernelseek::v1::JobSpec bench = Job(kernelseek::v1::JOB_KIND_BENCH, "gemm");
+  REQUIRE(ValidateJobSpec(&bench, *problems).ok());
+  CHECK(bench.run().scenarios() == "square,llm");
+  CHECK(bench.run().baseline() == "cublas");
+  CHECK(bench.run().problem_digest().manifest_sha256() == (*problems->Find("gemm"))->digest().manifest_sha256());
+  CHECK(bench.run().problem_digest().manifest_file() == std::string(KSEEK_SCENARIOS_DIR) + "/gemm/problem.textproto");
+}
+
 TEST_CASE("a verify or bench job carries the digest of the problem files the server checked it against",
           "[validation]") {
   absl::StatusOr<ProblemCatalog> problems = ProblemCatalog::Load(KSEEK_SCENARIOS_DIR);

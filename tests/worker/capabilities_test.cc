@@ -160,7 +160,7 @@ TEST_CASE("FindNcu looks in PATH, then the fixed places, then the newest version
   CHECK(FindNcu("/nonexistent", {"/nonexistent/ncu"}, dir.File("nothing")).empty());
 }
 
-TEST_CASE("ParseBaselineProbe lists the importable baselines in the known order and says why others are missing") {
+TEST_CASE("ParseBaselineProbe lists the importable baselines in sorted order and says why others are missing") {
   std::string missing;
   CHECK(ParseBaselineProbe(R"({"available": {"fa3": "torch 2.11 fa3-fwd 0.0.3", "cudnn": "torch 2.11 cudnn 91900"},
                                "missing": {"fa4": "ModuleNotFoundError: No module named 'flash_attn'"}})",
@@ -168,6 +168,10 @@ TEST_CASE("ParseBaselineProbe lists the importable baselines in the known order 
   CHECK(missing == "fa4: ModuleNotFoundError: No module named 'flash_attn'");
   CHECK_FALSE(ParseBaselineProbe(R"({"available": {}, "missing": {"cudnn": "no torch"}})", &missing).has_value());
   CHECK(missing == "cudnn: no torch");
+  // A name no list knows (a new problem's baseline) is listed as it is; one
+  // that is not a name is not.
+  CHECK(ParseBaselineProbe(R"({"available": {"cublas": "torch 2.11 cuda 13.0", "bad name": "v"}, "missing": {}})",
+                           &missing) == "cublas");
   CHECK_FALSE(ParseBaselineProbe("Traceback (most recent call last):", &missing).has_value());
   CHECK(missing.find("no {\"available\"") != std::string::npos);
 }
@@ -184,7 +188,7 @@ TEST_CASE("DetectCapabilities advertises the baselines the probe found, with the
   CapabilityProbeConfig config;
   config.nvcc_path = "";
   config.nvidia_smi_path = "";
-  config.baseline_probe = {probe};
+  config.baseline_probes = {{probe}};
   DetectedCapabilities caps = DetectCapabilities(config);
   REQUIRE(caps.properties.size() == 1);
   CHECK(caps.properties[0].key() == "baselines");
@@ -199,12 +203,36 @@ TEST_CASE("DetectCapabilities advertises the baselines the probe found, with the
   CHECK(caps.baselines_note.empty());
 }
 
-TEST_CASE("BaselineProbeArgv runs the folder's baseline program with --probe") {
+TEST_CASE("BaselineProbeArgvs runs every problem's baseline program with --probe") {
   testing::TempDir dir;
-  CHECK(BaselineProbeArgv("python3", dir.path()).empty());
+  CHECK(BaselineProbeArgvs("python3", dir.path()).empty());
+  std::ofstream(dir.File("gemm_baseline.py")) << "\n";
   std::ofstream(dir.File("attention_fwd_baseline.py")) << "\n";
-  CHECK(BaselineProbeArgv("python3", dir.path()) ==
-        std::vector<std::string>{"python3", dir.File("attention_fwd_baseline.py"), "--probe"});
+  std::ofstream(dir.File("helpers.py")) << "\n";
+  CHECK(BaselineProbeArgvs("python3", dir.path()) ==
+        std::vector<std::vector<std::string>>{{"python3", dir.File("attention_fwd_baseline.py"), "--probe"},
+                                              {"python3", dir.File("gemm_baseline.py"), "--probe"}});
+}
+
+TEST_CASE("DetectCapabilities advertises the union of every baseline program's probe") {
+  testing::TempDir dir;
+  auto write_probe = [&](const std::string& name, const std::string& output) {
+    const std::string path = dir.File(name);
+    std::ofstream(path) << "#!/bin/sh\necho '" << output << "'\n";
+    std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+    return path;
+  };
+  CapabilityProbeConfig config;
+  config.nvcc_path = "";
+  config.nvidia_smi_path = "";
+  config.baseline_probes = {
+      {write_probe("attention.sh", R"({"available": {"fa3": "v", "cudnn": "v"}, "missing": {"fa4": "no cutlass"}})")},
+      {write_probe("gemm.sh", R"({"available": {"cublas": "v"}, "missing": {}})")}};
+  DetectedCapabilities caps = DetectCapabilities(config);
+  REQUIRE(caps.properties.size() == 1);
+  CHECK(caps.properties[0].value() == "cublas,cudnn,fa3");
+  CHECK(caps.baselines_note == "baselines missing: fa4: no cutlass");
+  CHECK(ValidateProperties(caps.properties).ok());
 }
 
 void AddProperty(PropertyList* list, const std::string& key, const std::string& value) {

@@ -244,8 +244,6 @@ absl::Status RunPath(const AttentionDims& dims, const T* q, const T* k, const T*
   return absl::OkStatus();
 }
 
-}  // namespace
-
 absl::Status AttentionFwdReference(const ReferenceBuffers& buffers,
                                    const ReferenceContext& ctx) {
   absl::StatusOr<AttentionDims> dims_or = ReadDims(*buffers.layout);
@@ -301,5 +299,9 @@ absl::Status AttentionFwdReference(const ReferenceBuffers& buffers,
   }
   return CudaStatus(cudaStreamSynchronize(ctx.stream), "attention reference");
 }
+
+}  // namespace
+
+KSEEK_REGISTER_REFERENCE("attention_fwd", AttentionFwdReference);
 
 }  // namespace kseek::runner

@@ -2,15 +2,22 @@
 // the name a manifest's `reference` field gives. Each computes every output
 // twice: `exact` in fp32 from fp32-accumulated math, and `lowprec` the plain
 // way in the output's own dtype, whose error sets the tolerance bar.
-// Adding an operator means adding one function here (see docs/problems.md).
+//
+// Adding an operator means adding one file, worker/runner/NAME_reference.cu,
+// that defines its function and registers it with KSEEK_REGISTER_REFERENCE;
+// CMake builds every *_reference.cu into kseek-runner, so nothing else in C++
+// changes (see docs/problems.md). Registration happens during static
+// initialisation, before main; lookups afterwards are thread-safe.
 #ifndef KERNELSEEK_WORKER_RUNNER_REFERENCE_H_
 #define KERNELSEEK_WORKER_RUNNER_REFERENCE_H_
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
-#include "absl/strings/string_view.h"
+#include <string>
 #include <vector>
+
+#include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
 #include "worker/runner/scenario_layout.h"
@@ -38,10 +45,23 @@ using ReferenceFn = absl::Status (*)(const ReferenceBuffers& buffers,
 // nullptr for an unknown name.
 ReferenceFn FindReference(absl::string_view name);
 
-// The attention_fwd reference (attention_reference.cu).
-absl::Status AttentionFwdReference(const ReferenceBuffers& buffers,
-                                   const ReferenceContext& context);
+// The registered names, sorted, for messages.
+std::vector<std::string> ReferenceNames();
+
+// Registers `fn` under `name` when constructed; use KSEEK_REGISTER_REFERENCE.
+// Two references with one name are a build mistake and abort at start.
+class ReferenceRegistrar {
+ public:
+  ReferenceRegistrar(const char* name, ReferenceFn fn);
+};
 
 }  // namespace kseek::runner
+
+// At namespace scope in a reference's .cu file, e.g.
+//   KSEEK_REGISTER_REFERENCE("gemm", GemmReference);
+// The file is linked into the executable itself (not a static library), so
+// the registrar object is never dropped by the linker.
+#define KSEEK_REGISTER_REFERENCE(name, fn) \
+  static const ::kseek::runner::ReferenceRegistrar kseek_reference_registrar_##fn(name, &fn)
 
 #endif  // KERNELSEEK_WORKER_RUNNER_REFERENCE_H_

@@ -23,6 +23,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "common/version.h"
 #include "problem/problem.h"
 #include "worker/runner/reference.h"
@@ -140,7 +141,7 @@ int main(int argc, char** argv) {
       kseek::runner::FindReference(problem->manifest().reference());
   if (reference == nullptr) {
     Die(absl::StrCat("this runner has no reference named '", problem->manifest().reference(),
-                     "'"));
+                     "' (it has: ", absl::StrJoin(kseek::runner::ReferenceNames(), ", "), ")"));
   }
   std::string key = RandomKey();
   if (flags.count("hidden-seed-key")) {

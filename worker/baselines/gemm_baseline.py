@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Times what a user would pick instead of a candidate gemm kernel: cuBLAS, through torch.matmul.
+
+Run by kseek-worker on the GPU node as `gemm_baseline.py --request FILE`, FILE being:
+
+  {"backend": "cublas",
+   "max_seconds": 2.0,
+   "scenarios": [{"id": "sq-bf16-4096", "m": 4096, "n": 4096, "k": 4096, "dtype": "bf16"}, ...]}
+
+and prints one JSON document on stdout:
+
+  {"baseline": "cublas", "version": "...", "gpu": "...", "driver": "...",
+   "results": [{"id": ..., "ok": true, "median_ms": ..., "min_ms": ...,
+                "max_ms": ..., "reps": ..., "error": ""}, ...]}
+
+`gemm_baseline.py --probe` prints {"available": {"cublas": VERSION}, "missing": {}}
+(or the reason under "missing"): whether PyTorch with CUDA imports here, without
+touching the GPU.
+
+What is timed: torch.matmul(a, b, out=c) with a [m, k] and b [k, n] row-major
+and c preallocated, as the candidate gets them (the runner allocates C; the
+candidate only writes it). PyTorch's own defaults stay as a user has them
+(e.g. torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction), so
+this is the GEMM a model would run.
+
+The timing protocol is kseek-runner's and attention_fwd_baseline.py's: CUDA
+events around the call only, the device synchronised before the end event is
+read, warm-up (the same repetitions, untimed, for a quarter of the cap up to
+0.25 s, at least 3), L2 flushed by writing a buffer larger than L2 before each
+repetition, and repetitions until the standard error is under 0.5% of the
+median or the time cap (at least 10, at most 1000). This file is
+self-contained on purpose: the attention program's protocol is being revised
+at the time of writing, and the two should move to one shared module once
+that settles rather than drift apart inside a copy of each other.
+Progress goes to stderr as "progress I/N ID". A scenario that cannot run is
+reported with ok=false and the reason, never skipped.
+"""
+import json
+import math
+import statistics
+import sys
+import time
+
+BACKENDS = ("cublas",)
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def version_line():
+    """'torch X (CUDA Y)'; raises ImportError where PyTorch or its CUDA build is missing."""
+    import torch
+    if torch.version.cuda is None:
+        raise ImportError(f"torch {torch.__version__} is a CPU-only build")
+    return f"torch {torch.__version__} cuda {torch.version.cuda}"
+
+
+def probe():
+    """Whether the backend imports here, without touching the GPU."""
+    try:
+        print(json.dumps({"available": {"cublas": version_line()}, "missing": {}}))
+    except Exception as e:  # ImportError mostly; any failure means "not offered here"
+        print(json.dumps({"available": {}, "missing": {"cublas": f"{type(e).__name__}: {e}"[:300]}}))
+
+
+def time_call(torch, run, flush, max_seconds):
+    """(median, min, max, reps) in ms of run() under the protocol in the docstring."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+    def repetition(rep):
+        flush.fill_(rep & 0xFF)
+        start.record()
+        run()
+        end.record()
+        torch.cuda.synchronize()
+        return start.elapsed_time(end)
+
+    warm_seconds = min(0.25, max_seconds / 4)
+    t0 = time.monotonic()
+    rep = 0
+    while rep < 3 or time.monotonic() - t0 < warm_seconds:
+        repetition(rep)
+        rep += 1
+    times = []
+    t0 = time.monotonic()
+    while True:
+        times.append(repetition(len(times)))
+        if len(times) >= 10:
+            med = statistics.median(times)
+            sem = statistics.stdev(times) / math.sqrt(len(times))
+            if sem < 0.005 * med or time.monotonic() - t0 > max_seconds:
+                break
+        if len(times) >= 1000:
+            break
+    return statistics.median(times), min(times), max(times), len(times)
+
+
+def main():
+    import argparse
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--request", help="JSON request file (see the module docstring)")
+    mode.add_argument("--probe", action="store_true", help="print whether cuBLAS through PyTorch is offered here")
+    args = parser.parse_args()
+    if args.probe:
+        probe()
+        return
+    with open(args.request) as f:
+        request = json.load(f)
+    backend = request.get("backend")
+    if backend not in BACKENDS:
+        sys.exit(f"unknown backend {backend!r} ({', '.join(BACKENDS)})")
+    scenarios = request["scenarios"]
+    try:
+        version = version_line()
+    except ImportError as e:
+        why = f"cublas (PyTorch with CUDA) is not installed for {sys.executable}: {type(e).__name__}: {e}"[:500]
+        print(json.dumps({"baseline": backend, "version": "not installed", "gpu": "", "driver": "",
+                          "results": [{"id": sc["id"], "ok": False, "error": why} for sc in scenarios]}))
+        return
+    import torch
+
+    max_seconds = float(request.get("max_seconds", 2.0))
+    dev = torch.device("cuda")
+    try:
+        props = torch.cuda.get_device_properties(dev)
+    except Exception as e:  # a CUDA build of PyTorch on a machine without a usable GPU
+        why = f"no CUDA device for PyTorch: {type(e).__name__}: {e}"[:500]
+        print(json.dumps({"baseline": backend, "version": version, "gpu": "", "driver": "",
+                          "results": [{"id": sc["id"], "ok": False, "error": why} for sc in scenarios]}))
+        return
+    driver = ""
+    try:
+        v = torch._C._cuda_getDriverVersion()
+        driver = f"{v // 1000}.{(v % 1000) // 10}"
+    except Exception:  # not every build exposes it; the worker knows the driver too
+        pass
+
+    # Larger than any GPU's L2 (H200: 60 MB).
+    flush = torch.empty(256 * 1024 * 1024, dtype=torch.uint8, device=dev)
+    results = []
+    for i, sc in enumerate(scenarios):
+        log(f"progress {i + 1}/{len(scenarios)} {sc['id']}")
+        res = {"id": sc["id"], "ok": False, "error": ""}
+        try:
+            dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[sc["dtype"]]
+            m, n, k = (int(sc[x]) for x in ("m", "n", "k"))
+            gen = torch.Generator(device=dev).manual_seed(1234 + i)
+            a = torch.randn((m, k), generator=gen, device=dev, dtype=dtype)
+            b = torch.randn((k, n), generator=gen, device=dev, dtype=dtype)
+            c = torch.empty((m, n), device=dev, dtype=dtype)
+            median, low, high, reps = time_call(torch, lambda: torch.matmul(a, b, out=c), flush, max_seconds)
+            res.update(ok=True, median_ms=median, min_ms=low, max_ms=high, reps=reps)
+            del a, b, c
+        except Exception as e:  # reported per scenario; the next one still runs
+            res["error"] = f"{type(e).__name__}: {e}"[:500]
+        results.append(res)
+
+    print(json.dumps({"baseline": backend, "version": version, "gpu": props.name, "driver": driver,
+                      "results": results}))
+
+
+if __name__ == "__main__":
+    main()
