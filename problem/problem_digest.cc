@@ -2,6 +2,7 @@
 
 #include <openssl/sha.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/strings/escaping.h"
@@ -14,6 +15,11 @@ std::string Sha256Hex(absl::string_view bytes) {
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest);
   return absl::BytesToHexString(absl::string_view(reinterpret_cast<const char*>(digest), sizeof(digest)));
+}
+
+bool IsSha256Hex(absl::string_view text) {
+  return text.size() == 2 * SHA256_DIGEST_LENGTH &&
+         std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 kernelseek::v1::ProblemDigest DigestOf(absl::string_view manifest_text, absl::string_view manifest_name,

@@ -16,6 +16,9 @@ namespace kseek {
 
 // 64 lowercase hex digits.
 std::string Sha256Hex(absl::string_view bytes);
+// Whether `text` looks like what Sha256Hex returns (content-addressed keys
+// from the wire are checked with it before they name a file or a row).
+bool IsSha256Hex(absl::string_view text);
 
 // The digest of a manifest and its scenario file; the names are kept for
 // messages only.

@@ -1,7 +1,6 @@
 #include "server/auth.h"
 
 #include <openssl/rand.h>
-#include <openssl/sha.h>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
@@ -9,6 +8,7 @@
 #include "absl/strings/string_view.h"
 #include "common/protocol.h"
 #include "common/version.h"
+#include "problem/problem_digest.h"
 #include "server/token_registry.h"
 
 namespace kseek {
@@ -18,12 +18,6 @@ absl::StatusOr<std::string> NewToken(TokenKind kind) {
   if (RAND_bytes(bytes, sizeof(bytes)) != 1) return absl::InternalError("no random bytes from OpenSSL");
   return absl::StrCat(kind == TokenKind::kUser ? "ksu_" : "ksw_",
                       absl::BytesToHexString(absl::string_view(reinterpret_cast<const char*>(bytes), sizeof(bytes))));
-}
-
-std::string Sha256Hex(const std::string& data) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
-  return absl::BytesToHexString(absl::string_view(reinterpret_cast<const char*>(digest), sizeof(digest)));
 }
 
 absl::StatusOr<TokenRecord> Authenticator::Check(const grpc::ServerContext& context, TokenKind expected) {

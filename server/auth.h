@@ -24,8 +24,8 @@
 namespace kseek {
 
 // A new random token: "ksu_" (user) or "ksw_" (worker) and 64 hex digits.
+// Tokens are stored as their Sha256Hex (problem/problem_digest.h).
 absl::StatusOr<std::string> NewToken(TokenKind kind);
-std::string Sha256Hex(const std::string& data);
 
 class Authenticator {
  public:

@@ -11,10 +11,7 @@ namespace kseek {
 namespace {
 
 absl::Status CheckKey(const std::string& key) {
-  const bool hex = key.size() == 64 && std::all_of(key.begin(), key.end(), [](char c) {
-                     return absl::ascii_isdigit(c) || (c >= 'a' && c <= 'f');
-                   });
-  if (!hex) {
+  if (!IsSha256Hex(key)) {
     return absl::InvalidArgumentError(
         absl::StrCat("compile cache key \"", key.substr(0, 80), "\" is not 64 lowercase hex digits"));
   }

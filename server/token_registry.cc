@@ -4,6 +4,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "problem/problem_digest.h"
 #include "server/auth.h"
 
 namespace kseek {

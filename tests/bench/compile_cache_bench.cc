@@ -30,6 +30,7 @@
 #include "common/flags.h"
 #include "common/protocol.h"
 #include "common/version.h"
+#include "problem/problem_digest.h"
 #include "server/auth.h"
 #include "server/compile_artifact_cache.h"
 #include "server/job_queue.h"

@@ -25,6 +25,7 @@
 #include "common/flags.h"
 #include "common/protocol.h"
 #include "common/version.h"
+#include "problem/problem_digest.h"
 #include "server/auth.h"
 #include "server/coordinator_service.h"
 #include "server/job_queue.h"
