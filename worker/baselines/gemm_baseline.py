@@ -23,23 +23,17 @@ candidate only writes it). PyTorch's own defaults stay as a user has them
 (e.g. torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction), so
 this is the GEMM a model would run.
 
-The timing protocol is kseek-runner's and attention_fwd_baseline.py's: CUDA
-events around the call only, the device synchronised before the end event is
-read, warm-up (the same repetitions, untimed, for a quarter of the cap up to
-0.25 s, at least 3), L2 flushed by writing a buffer larger than L2 before each
-repetition, and repetitions until the standard error is under 0.5% of the
-median or the time cap (at least 10, at most 1000). This file is
-self-contained on purpose: the attention program's protocol is being revised
-at the time of writing, and the two should move to one shared module once
-that settles rather than drift apart inside a copy of each other.
+The timing protocol is kseek-runner's, shared with every baseline program in
+baseline_timing.py: the call captured once in a CUDA graph and replayed
+between the events after each L2 flush, so that no side's host time is timed.
 Progress goes to stderr as "progress I/N ID". A scenario that cannot run is
 reported with ok=false and the reason, never skipped.
 """
 import json
-import math
 import statistics
 import sys
-import time
+
+from baseline_timing import TIMING_PROTOCOL, capture, check_replay, flush_bytes, time_repetitions
 
 BACKENDS = ("cublas",)
 
@@ -53,7 +47,7 @@ def version_line():
     import torch
     if torch.version.cuda is None:
         raise ImportError(f"torch {torch.__version__} is a CPU-only build")
-    return f"torch {torch.__version__} cuda {torch.version.cuda}"
+    return f"torch {torch.__version__} {TIMING_PROTOCOL} cuda {torch.version.cuda}"
 
 
 def probe():
@@ -62,38 +56,6 @@ def probe():
         print(json.dumps({"available": {"cublas": version_line()}, "missing": {}}))
     except Exception as e:  # ImportError mostly; any failure means "not offered here"
         print(json.dumps({"available": {}, "missing": {"cublas": f"{type(e).__name__}: {e}"[:300]}}))
-
-
-def time_call(torch, run, flush, max_seconds):
-    """(median, min, max, reps) in ms of run() under the protocol in the docstring."""
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-
-    def repetition(rep):
-        flush.fill_(rep & 0xFF)
-        start.record()
-        run()
-        end.record()
-        torch.cuda.synchronize()
-        return start.elapsed_time(end)
-
-    warm_seconds = min(0.25, max_seconds / 4)
-    t0 = time.monotonic()
-    rep = 0
-    while rep < 3 or time.monotonic() - t0 < warm_seconds:
-        repetition(rep)
-        rep += 1
-    times = []
-    t0 = time.monotonic()
-    while True:
-        times.append(repetition(len(times)))
-        if len(times) >= 10:
-            med = statistics.median(times)
-            sem = statistics.stdev(times) / math.sqrt(len(times))
-            if sem < 0.005 * med or time.monotonic() - t0 > max_seconds:
-                break
-        if len(times) >= 1000:
-            break
-    return statistics.median(times), min(times), max(times), len(times)
 
 
 def main():
@@ -137,8 +99,7 @@ def main():
     except Exception:  # not every build exposes it; the worker knows the driver too
         pass
 
-    # Larger than any GPU's L2 (H200: 60 MB).
-    flush = torch.empty(256 * 1024 * 1024, dtype=torch.uint8, device=dev)
+    flush = torch.empty(flush_bytes(props.L2_cache_size), dtype=torch.uint8, device=dev)
     results = []
     for i, sc in enumerate(scenarios):
         log(f"progress {i + 1}/{len(scenarios)} {sc['id']}")
@@ -150,9 +111,14 @@ def main():
             a = torch.randn((m, k), generator=gen, device=dev, dtype=dtype)
             b = torch.randn((k, n), generator=gen, device=dev, dtype=dtype)
             c = torch.empty((m, n), device=dev, dtype=dtype)
-            median, low, high, reps = time_call(torch, lambda: torch.matmul(a, b, out=c), flush, max_seconds)
-            res.update(ok=True, median_ms=median, min_ms=low, max_ms=high, reps=reps)
-            del a, b, c
+            def run(a=a, b=b, c=c):
+                return torch.matmul(a, b, out=c)
+            graph, graph_out = capture(torch, run)
+            check_replay(torch, graph, graph_out, run)
+            times = time_repetitions(torch, flush, graph.replay, max_seconds)
+            res.update(ok=True, median_ms=statistics.median(times), min_ms=min(times), max_ms=max(times),
+                       reps=len(times))
+            del a, b, c, run, graph, graph_out
         except Exception as e:  # reported per scenario; the next one still runs
             res["error"] = f"{type(e).__name__}: {e}"[:500]
         results.append(res)

@@ -1,4 +1,4 @@
-// The baseline program's timing loop (worker/baselines/attention_fwd_baseline.py)
+// The baseline programs' timing loop (worker/baselines/baseline_timing.py)
 // against a stand-in for torch's CUDA API that records the order of the calls:
 // the real program needs PyTorch and a GPU, which this machine need not have.
 #include <catch2/catch.hpp>
@@ -15,7 +15,7 @@ namespace {
 constexpr const char* kFakeTorch = R"py(
 import sys
 sys.path.insert(0, sys.argv[1])
-import attention_fwd_baseline as b
+import baseline_timing as b
 
 class Fake:
     def __init__(self, ms_of, tick):
