@@ -1,9 +1,9 @@
 // End to end, on a CPU machine: the real kseek, kseek-server and kseek-worker
 // processes, with workers that believe they have a GPU (a fake nvidia-smi
 // on their PATH), a fake kseek-runner and a fake baseline program, so that a
-// bench sharded over several workers is scheduled, run chunk by chunk and
-// merged exactly as on a GPU node; only the timings are made up. Builds use
-// the real nvcc.
+// verify, and a bench sharded over several workers, are scheduled, run chunk
+// by chunk and merged exactly as on a GPU node; only the verdicts and timings
+// are made up. Builds use the real nvcc.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,9 +45,14 @@ with open("@LOG@", "a") as f:
     f.write("runner @NAME@ %d\n" % len(ids))
 def ms(i):
     return 1.0 + int(hashlib.sha256(i.encode()).hexdigest()[:4], 16) / 65536.0
+# With @LOG@.fail present, the scenarios whose id starts with cor- fail.
+fail = os.path.exists("@LOG@.fail")
+def row(i):
+    if fail and i.startswith("cor-"):
+        return {"id": i, "pass": False, "reason": "o: max abs error 9.9 exceeds the bar 0.01"}
+    return {"id": i, "pass": True, "timing": {"median_ms": ms(i), "reps": 10}, "tflops": 100.0 / ms(i)}
 print(json.dumps({"device": {"name": "@GPU@", "cuda_driver_version": 13000},
-                  "scenarios": [{"id": i, "pass": True, "timing": {"median_ms": ms(i), "reps": 10},
-                                 "tflops": 100.0 / ms(i)} for i in ids]}))
+                  "scenarios": [row(i) for i in ids]}))
 )py";
 
 // The baseline program's stand-in: cuDNN at 1.5 times the candidate's fake time.
@@ -157,6 +162,43 @@ TEST_CASE("a bench sharded over idle workers of one GPU model and driver reads a
   SubprocessResult text = stack.Kseek({"job", sharded["id"].get<std::string>()});
   INFO(text.stdout_text);
   CHECK_THAT(text.stdout_text, Catch::Contains(absl::StrCat(shards.size(), " shards: 1 on ")));
+}
+
+TEST_CASE("a verify goes through server, worker and runner, and a failing scenario fails it by name", "[e2e][fleet]") {
+  LocalStack stack;
+  stack.StartServer();
+  StartFakeGpuWorker(stack, "gpu-v", "13.0");
+  const std::string kernel = stack.dir().File("k.cu");
+  WriteFile(kernel, kKernel);
+  const std::vector<std::string> verify = {"verify", kernel, "--problem", "attention_fwd", "--arch", "sm_90a"};
+
+  // The problem's default set (all 182 scenarios), every one reported.
+  SubprocessResult passed = stack.Kseek(verify);
+  INFO(passed.stdout_text << passed.stderr_text);
+  REQUIRE(passed.exit_code == 0);
+  CHECK_THAT(passed.stdout_text, Catch::Contains("passed 182/182 on NVIDIA H200"));
+  CHECK(ReadFile(stack.dir().File("fake.log")).find("runner gpu-v") != std::string::npos);
+
+  // The runner fails the cor- scenarios: kseek exits 1 and names them.
+  WriteFile(stack.dir().File("fake.log.fail"), "");
+  std::vector<std::string> as_json = verify;
+  as_json.push_back("--json");
+  SubprocessResult failed = stack.Kseek(as_json);
+  INFO(failed.stdout_text << failed.stderr_text);
+  CHECK(failed.exit_code == 1);
+  const json job = json::parse(failed.stdout_text);
+  const json& rows = job["result"]["run"]["scenarios"];
+  REQUIRE(rows.size() == 182);
+  size_t failing = 0;
+  for (const json& r : rows) {
+    const bool cor = r["id"].get<std::string>().rfind("cor-", 0) == 0;
+    CHECK(r.value("passed", false) == !cor);
+    if (cor) {
+      ++failing;
+      CHECK_THAT(r["reason"].get<std::string>(), Catch::Contains("exceeds the bar"));
+    }
+  }
+  CHECK(failing > 0);
 }
 
 }  // namespace
