@@ -41,6 +41,19 @@ TEST_CASE("kseek-worker refuses a --server port outside 1-65535 instead of diall
   CHECK_THAT(r->stderr_text, Catch::Contains("--server \"127.0.0.1:99999\"") && Catch::Contains("1-65535"));
 }
 
+TEST_CASE("kseek-worker refuses a --sandbox-uid of root, below 1 or past the largest uid, before it dials", "[e2e]") {
+  for (const char* uid : {"0", "-5", "4294967295"}) {
+    INFO(uid);
+    SubprocessSpec spec;
+    spec.argv = {BinDir() + "/kseek-worker", "--server", "127.0.0.1:1", "--token", "ksw_x", "--sandbox-uid", uid};
+    spec.time_limit = absl::Seconds(30);
+    auto r = RunSubprocess(spec);
+    REQUIRE(r.ok());
+    CHECK(r->exit_code == 2);
+    CHECK_THAT(r->stderr_text, Catch::Contains(std::string("--sandbox-uid ") + uid));
+  }
+}
+
 TEST_CASE("kseek-server refuses an --llm-endpoints file with a typo, naming its line", "[e2e]") {
   TempDir dir;
   WriteFile(dir.File("endpoints.textproto"), "endpoint {\n  name: \"a\"\n  modles: \"m\"\n}\n");
