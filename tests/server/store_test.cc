@@ -42,7 +42,7 @@ TEST_CASE("a new database is migrated to the latest schema, in WAL mode") {
   auto q = (*db)->Prepare("PRAGMA journal_mode");
   REQUIRE(q.ok());
   REQUIRE(q->Step().value());
-  REQUIRE(q->ColumnText(0) == "wal");
+  REQUIRE(q->ColumnString(0) == "wal");
 }
 
 TEST_CASE("reopening a migrated database keeps its data and version") {
