@@ -163,6 +163,13 @@ const char* const kMigrations[] = {
     R"sql(
       ALTER TABLE jobs ADD COLUMN shard_plan BLOB;
     )sql",
+    // 7: drops scenario_results (from 2). Nothing ever read it: every reader
+    // of a job's scenarios decodes job_results.result, which holds the same
+    // ScenarioResults, so the table only cost an INSERT per scenario of every
+    // finished job and a second copy of each on disk.
+    R"sql(
+      DROP TABLE scenario_results;
+    )sql",
 };
 
 int64_t ToMicros(absl::Time t) { return absl::ToUnixMicros(t); }
@@ -499,26 +506,7 @@ absl::Status Store::FinishJob(int64_t id, JobState state, const std::string& fai
     if (result == nullptr) return absl::OkStatus();
     absl::StatusOr<Statement> r = db_->GetCachedStatement("INSERT OR REPLACE INTO job_results (job_id, result) VALUES (?, ?)");
     if (!r.ok()) return r.status();
-    if (absl::Status s = r->Bind(1, id).BindBlob(2, result->SerializeAsString()).Run(); !s.ok()) return s;
-    for (const kernelseek::v1::ScenarioResult& sc : result->run().scenarios()) {
-      absl::StatusOr<Statement> row = db_->GetCachedStatement(
-          "INSERT OR REPLACE INTO scenario_results (job_id, scenario, passed, max_abs_error, error_bar, median_ms, "
-          "tflops, baseline_tflops, speedup, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-      if (!row.ok()) return row.status();
-      absl::Status s = row->Bind(1, id)
-                           .Bind(2, sc.id())
-                           .Bind(3, static_cast<int64_t>(sc.passed()))
-                           .Bind(4, sc.max_abs_error())
-                           .Bind(5, sc.error_bar())
-                           .Bind(6, sc.median_ms())
-                           .Bind(7, sc.tflops())
-                           .Bind(8, sc.baseline_tflops())
-                           .Bind(9, sc.speedup())
-                           .BindBlob(10, sc.SerializeAsString())
-                           .Run();
-      if (!s.ok()) return s;
-    }
-    return absl::OkStatus();
+    return r->Bind(1, id).BindBlob(2, result->SerializeAsString()).Run();
   });
 }
 
