@@ -1,6 +1,8 @@
-// Thin RAII wrappers over the SQLite C API: Database (one connection) and
-// Statement (one prepared statement). Errors come back as absl::Status with
-// SQLite's message. Neither class is thread-safe; Store serialises access.
+// Thin RAII wrappers over the SQLite C API, after Chromium's sql/: Database
+// (one connection, with a cache of its prepared statements), Statement (one
+// prepared statement: checked binds, typed getters) and Transaction. Errors
+// come back as absl::Status with SQLite's message and the SQL. None of them
+// is thread-safe; Store serialises access.
 #ifndef KERNELSEEK_SERVER_SQLITE_H_
 #define KERNELSEEK_SERVER_SQLITE_H_
 
