@@ -34,32 +34,50 @@ void CallTextFunction(sqlite3_context* context, int argc, sqlite3_value** argv) 
 
 }  // namespace
 
+Statement::~Statement() {
+  if (stmt_ == nullptr) return;
+  if (cached_in_use_ != nullptr) {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+    *cached_in_use_ = false;
+  } else {
+    sqlite3_finalize(stmt_);
+  }
+}
+
+void Statement::CheckBind(int rc, int index) {
+  if (rc == SQLITE_OK || !bind_error_.ok()) return;
+  bind_error_ = absl::InvalidArgumentError(absl::StrCat("sqlite bind of parameter ", index, " of \"",
+                                                        sqlite3_sql(stmt_), "\": ", sqlite3_errstr(rc)));
+}
+
 Statement& Statement::Bind(int index, int64_t value) {
-  sqlite3_bind_int64(stmt_, index, value);
+  CheckBind(sqlite3_bind_int64(stmt_, index, value), index);
   return *this;
 }
 
 Statement& Statement::Bind(int index, double value) {
-  sqlite3_bind_double(stmt_, index, value);
+  CheckBind(sqlite3_bind_double(stmt_, index, value), index);
   return *this;
 }
 
 Statement& Statement::Bind(int index, absl::string_view text) {
-  sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+  CheckBind(sqlite3_bind_text64(stmt_, index, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8), index);
   return *this;
 }
 
 Statement& Statement::BindBlob(int index, absl::string_view bytes) {
-  sqlite3_bind_blob(stmt_, index, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+  CheckBind(sqlite3_bind_blob64(stmt_, index, bytes.data(), bytes.size(), SQLITE_TRANSIENT), index);
   return *this;
 }
 
 Statement& Statement::BindNull(int index) {
-  sqlite3_bind_null(stmt_, index);
+  CheckBind(sqlite3_bind_null(stmt_, index), index);
   return *this;
 }
 
 absl::StatusOr<bool> Statement::Step() {
+  if (!bind_error_.ok()) return bind_error_;
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
@@ -80,11 +98,11 @@ absl::StatusOr<std::vector<int64_t>> Statement::FirstColumnInts() {
     absl::StatusOr<bool> row = Step();
     if (!row.ok()) return row.status();
     if (!*row) return values;
-    values.push_back(ColumnInt(0));
+    values.push_back(ColumnInt64(0));
   }
 }
 
-std::string Statement::ColumnText(int index) const {
+std::string Statement::ColumnBytes(int index) const {
   const void* data = sqlite3_column_blob(stmt_, index);
   int size = sqlite3_column_bytes(stmt_, index);
   if (data == nullptr) return "";
@@ -160,14 +178,58 @@ absl::Status Database::CheckIntegrity() {
     absl::StatusOr<bool> row = q->Step();
     if (!row.ok()) return row.status();
     if (!*row) break;
-    std::string line = q->ColumnText(0);
+    std::string line = q->ColumnString(0);
     if (line != "ok") problems.push_back(std::move(line));
   }
   if (problems.empty()) return absl::OkStatus();
   return absl::DataLossError(absl::StrCat("PRAGMA integrity_check: ", absl::StrJoin(problems, "; ")));
 }
 
-Database::~Database() { sqlite3_close_v2(db_); }
+Database::~Database() {
+  for (auto& [sql, cached] : cache_) sqlite3_finalize(cached.stmt);
+  sqlite3_close_v2(db_);
+}
+
+absl::StatusOr<Statement> Database::GetCachedStatement(absl::string_view sql) {
+  auto [it, inserted] = cache_.try_emplace(std::string(sql));
+  if (it->second.in_use) return Prepare(sql);
+  if (inserted) {
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt,
+                           nullptr) != SQLITE_OK) {
+      absl::Status status = SqliteError(db_, absl::StrCat("sqlite prepare of \"", sql, "\""));
+      cache_.erase(it);
+      return status;
+    }
+    it->second.stmt = stmt;
+  }
+  it->second.in_use = true;
+  return Statement(db_, it->second.stmt, &it->second.in_use);
+}
+
+Transaction::~Transaction() { Rollback(); }
+
+absl::Status Transaction::Begin() {
+  if (open_) return absl::FailedPreconditionError("transaction already begun");
+  if (absl::Status s = db_.Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
+  open_ = true;
+  return absl::OkStatus();
+}
+
+absl::Status Transaction::Commit() {
+  if (!open_) return absl::FailedPreconditionError("commit of a transaction that was not begun");
+  absl::Status s = db_.Exec("COMMIT");
+  // A failed COMMIT (SQLITE_BUSY) leaves the transaction open; the
+  // destructor then rolls it back.
+  if (s.ok()) open_ = false;
+  return s;
+}
+
+void Transaction::Rollback() {
+  if (!open_) return;
+  open_ = false;
+  db_.Exec("ROLLBACK").IgnoreError();
+}
 
 absl::StatusOr<Statement> Database::Prepare(absl::string_view sql) {
   sqlite3_stmt* stmt = nullptr;

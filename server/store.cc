@@ -163,6 +163,13 @@ const char* const kMigrations[] = {
     R"sql(
       ALTER TABLE jobs ADD COLUMN shard_plan BLOB;
     )sql",
+    // 7: drops scenario_results (from 2). Nothing ever read it: every reader
+    // of a job's scenarios decodes job_results.result, which holds the same
+    // ScenarioResults, so the table only cost an INSERT per scenario of every
+    // finished job and a second copy of each on disk.
+    R"sql(
+      DROP TABLE scenario_results;
+    )sql",
 };
 
 int64_t ToMicros(absl::Time t) { return absl::ToUnixMicros(t); }
@@ -187,60 +194,52 @@ constexpr const char* kJobColumns =
 // source text, which listings never show.
 absl::StatusOr<Job> ReadJobRow(const Statement& row, bool with_source) {
   Job job;
-  job.set_id(absl::StrCat(row.ColumnInt(0)));
-  job.set_user(row.ColumnText(1));
-  if (!job.mutable_spec()->ParseFromString(row.ColumnText(3))) {
+  job.set_id(absl::StrCat(row.ColumnInt64(0)));
+  job.set_user(row.ColumnString(1));
+  if (!job.mutable_spec()->ParseFromString(row.ColumnBlob(3))) {
     return absl::DataLossError(absl::StrCat("job ", job.id(), ": stored spec does not parse"));
   }
   if (!with_source) job.mutable_spec()->clear_source();
   Job holder;
-  if (!holder.ParseFromString(row.ColumnText(4))) {
+  if (!holder.ParseFromString(row.ColumnBlob(4))) {
     return absl::DataLossError(absl::StrCat("job ", job.id(), ": stored requirements do not parse"));
   }
   *job.mutable_requirements() = holder.requirements();
-  job.set_state(static_cast<JobState>(row.ColumnInt(5)));
-  job.set_worker(row.ColumnText(6));
-  job.set_attempts(static_cast<int32_t>(row.ColumnInt(7)));
-  job.set_failure(row.ColumnText(8));
-  *job.mutable_created() = ToTimestamp(row.ColumnInt(9));
-  if (!row.ColumnIsNull(10)) *job.mutable_finished() = ToTimestamp(row.ColumnInt(10));
-  job.set_team(row.ColumnText(12));
-  job.set_cancelled_by(row.ColumnText(13));
+  job.set_state(static_cast<JobState>(row.ColumnInt64(5)));
+  job.set_worker(row.ColumnString(6));
+  job.set_attempts(static_cast<int32_t>(row.ColumnInt64(7)));
+  job.set_failure(row.ColumnString(8));
+  *job.mutable_created() = ToTimestamp(row.ColumnInt64(9));
+  if (!row.ColumnIsNull(10)) *job.mutable_finished() = ToTimestamp(row.ColumnInt64(10));
+  job.set_team(row.ColumnString(12));
+  job.set_cancelled_by(row.ColumnString(13));
   return job;
 }
 
-// Statement has no double getter, so REAL columns are selected as
-// printf('%.17g', x) and parsed here; SQLite's printf keeps 16 significant
-// digits, far more than any speedup needs.
-double ColumnReal(const Statement& row, int index) {
-  double value = 0;
-  return absl::SimpleAtod(row.ColumnText(index), &value) ? value : 0;
-}
-
 constexpr const char* kSessionColumns =
-    "id, user, spec, state, steps, best_version, printf('%.17g', best_speedup), status, created_at, updated_at, "
+    "id, user, spec, state, steps, best_version, best_speedup, status, created_at, updated_at, "
     "(SELECT COALESCE(MAX(seq), 0) FROM session_events WHERE session_id = sessions.id), team";
 
 absl::StatusOr<kernelseek::v1::Session> ReadSessionRow(const Statement& row, bool with_source) {
   kernelseek::v1::Session session;
-  session.set_id(absl::StrCat(row.ColumnInt(0)));
-  session.set_user(row.ColumnText(1));
-  if (!session.mutable_spec()->ParseFromString(row.ColumnText(2))) {
+  session.set_id(absl::StrCat(row.ColumnInt64(0)));
+  session.set_user(row.ColumnString(1));
+  if (!session.mutable_spec()->ParseFromString(row.ColumnBlob(2))) {
     return absl::DataLossError(absl::StrCat("session ", session.id(), ": stored spec does not parse"));
   }
   if (!with_source) {
     session.mutable_spec()->clear_kernel_source();
     session.mutable_spec()->mutable_llm()->clear_replay_jsonl();
   }
-  session.set_state(static_cast<kernelseek::v1::SessionState>(row.ColumnInt(3)));
-  session.set_steps(static_cast<int32_t>(row.ColumnInt(4)));
-  session.set_best_version(row.ColumnText(5));
-  session.set_best_speedup(ColumnReal(row, 6));
-  session.set_status(row.ColumnText(7));
-  *session.mutable_created() = ToTimestamp(row.ColumnInt(8));
-  *session.mutable_updated() = ToTimestamp(row.ColumnInt(9));
-  session.set_last_seq(row.ColumnInt(10));
-  session.set_team(row.ColumnText(11));
+  session.set_state(static_cast<kernelseek::v1::SessionState>(row.ColumnInt64(3)));
+  session.set_steps(static_cast<int32_t>(row.ColumnInt64(4)));
+  session.set_best_version(row.ColumnString(5));
+  session.set_best_speedup(row.ColumnDouble(6));
+  session.set_status(row.ColumnString(7));
+  *session.mutable_created() = ToTimestamp(row.ColumnInt64(8));
+  *session.mutable_updated() = ToTimestamp(row.ColumnInt64(9));
+  session.set_last_seq(row.ColumnInt64(10));
+  session.set_team(row.ColumnString(11));
   return session;
 }
 
@@ -278,11 +277,11 @@ absl::StatusOr<int> Store::SchemaVersionLocked() {
       !s.ok()) {
     return s;
   }
-  absl::StatusOr<Statement> q = db_->Prepare("SELECT COALESCE(MAX(version), 0) FROM schema_migrations");
+  absl::StatusOr<Statement> q = db_->GetCachedStatement("SELECT COALESCE(MAX(version), 0) FROM schema_migrations");
   if (!q.ok()) return q.status();
   absl::StatusOr<bool> row = q->Step();
   if (!row.ok()) return row.status();
-  return static_cast<int>(q->ColumnInt(0));
+  return static_cast<int>(q->ColumnInt64(0));
 }
 
 absl::StatusOr<int> Store::SchemaVersion() {
@@ -301,7 +300,7 @@ absl::Status Store::Migrate(int target_version) {
   for (int version = *current + 1; version <= target_version; ++version) {
     absl::Status s = InTransaction(*db_, [&]() -> absl::Status {
       if (absl::Status e = db_->Exec(kMigrations[version - 1]); !e.ok()) return e;
-      absl::StatusOr<Statement> ins = db_->Prepare("INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)");
+      absl::StatusOr<Statement> ins = db_->GetCachedStatement("INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)");
       if (!ins.ok()) return ins.status();
       return ins->Bind(1, static_cast<int64_t>(version)).Bind(2, ToMicros(absl::Now())).Run();
     });
@@ -317,20 +316,20 @@ constexpr const char* kTokenColumns =
 
 absl::StatusOr<TokenRecord> ReadTokenRow(const Statement& row) {
   TokenRecord record;
-  record.id = row.ColumnInt(0);
-  record.kind = row.ColumnText(1) == "user" ? TokenKind::kUser : TokenKind::kWorker;
-  record.name = row.ColumnText(2);
-  record.team = row.ColumnText(3);
+  record.id = row.ColumnInt64(0);
+  record.kind = row.ColumnString(1) == "user" ? TokenKind::kUser : TokenKind::kWorker;
+  record.name = row.ColumnString(2);
+  record.team = row.ColumnString(3);
   if (record.kind == TokenKind::kUser) {
-    absl::StatusOr<Role> role = ParseRole(row.ColumnText(4));
+    absl::StatusOr<Role> role = ParseRole(row.ColumnString(4));
     if (!role.ok()) return absl::DataLossError(absl::StrCat("token ", record.id, ": stored role does not parse"));
     record.role = *role;
   }
-  record.created_at = absl::FromUnixMicros(row.ColumnInt(5));
-  record.created_by = row.ColumnText(6);
-  if (!row.ColumnIsNull(7)) record.expires_at = absl::FromUnixMicros(row.ColumnInt(7));
-  if (!row.ColumnIsNull(8)) record.revoked_at = absl::FromUnixMicros(row.ColumnInt(8));
-  record.revoked_by = row.ColumnText(9);
+  record.created_at = absl::FromUnixMicros(row.ColumnInt64(5));
+  record.created_by = row.ColumnString(6);
+  if (!row.ColumnIsNull(7)) record.expires_at = absl::FromUnixMicros(row.ColumnInt64(7));
+  if (!row.ColumnIsNull(8)) record.revoked_at = absl::FromUnixMicros(row.ColumnInt64(8));
+  record.revoked_by = row.ColumnString(9);
   return record;
 }
 
@@ -359,7 +358,7 @@ absl::StatusOr<Role> ParseRole(const std::string& name) {
 
 absl::StatusOr<int64_t> Store::AddToken(const TokenRecord& record, const std::string& sha256_hex) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Statement> q = db_->Prepare(
+  absl::StatusOr<Statement> q = db_->GetCachedStatement(
       "INSERT INTO tokens (kind, name, sha256, created_at, team, role, created_by, expires_at) "
       "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
   if (!q.ok()) return q.status();
@@ -382,7 +381,7 @@ absl::StatusOr<int64_t> Store::AddToken(const TokenRecord& record, const std::st
 
 absl::StatusOr<std::optional<TokenRecord>> Store::FindToken(const std::string& sha256_hex) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Statement> q = db_->Prepare(absl::StrCat("SELECT ", kTokenColumns, " FROM tokens WHERE sha256 = ?"));
+  absl::StatusOr<Statement> q = db_->GetCachedStatement(absl::StrCat("SELECT ", kTokenColumns, " FROM tokens WHERE sha256 = ?"));
   if (!q.ok()) return q.status();
   q->Bind(1, sha256_hex);
   absl::StatusOr<bool> row = q->Step();
@@ -395,7 +394,7 @@ absl::StatusOr<std::optional<TokenRecord>> Store::FindToken(const std::string& s
 
 absl::StatusOr<std::vector<TokenRecord>> Store::ListTokens(const std::string& team) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Statement> q = db_->Prepare(
+  absl::StatusOr<Statement> q = db_->GetCachedStatement(
       absl::StrCat("SELECT ", kTokenColumns, " FROM tokens WHERE ? = '' OR (kind = 'user' AND team = ?) ORDER BY id"));
   if (!q.ok()) return q.status();
   q->Bind(1, team).Bind(2, team);
@@ -416,7 +415,7 @@ absl::StatusOr<TokenRecord> Store::RevokeToken(int64_t id, const std::string& te
   absl::MutexLock lock(&mu_);
   TokenRecord record;
   absl::Status status = InTransaction(*db_, [&]() -> absl::Status {
-    absl::StatusOr<Statement> q = db_->Prepare(absl::StrCat("SELECT ", kTokenColumns, " FROM tokens WHERE id = ?"));
+    absl::StatusOr<Statement> q = db_->GetCachedStatement(absl::StrCat("SELECT ", kTokenColumns, " FROM tokens WHERE id = ?"));
     if (!q.ok()) return q.status();
     q->Bind(1, id);
     absl::StatusOr<bool> row = q->Step();
@@ -436,7 +435,7 @@ absl::StatusOr<TokenRecord> Store::RevokeToken(int64_t id, const std::string& te
                                                         FormatUtc(*found->revoked_at),
                                                         found->revoked_by.empty() ? "" : " by ", found->revoked_by));
     }
-    absl::StatusOr<Statement> u = db_->Prepare("UPDATE tokens SET revoked_at = ?, revoked_by = ? WHERE id = ?");
+    absl::StatusOr<Statement> u = db_->GetCachedStatement("UPDATE tokens SET revoked_at = ?, revoked_by = ? WHERE id = ?");
     if (!u.ok()) return u.status();
     if (absl::Status s = u->Bind(1, ToMicros(now)).Bind(2, by).Bind(3, id).Run(); !s.ok()) return s;
     record = *std::move(found);
@@ -450,7 +449,7 @@ absl::StatusOr<TokenRecord> Store::RevokeToken(int64_t id, const std::string& te
 
 absl::StatusOr<int64_t> Store::InsertJob(const Job& job) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Statement> q = db_->Prepare(
+  absl::StatusOr<Statement> q = db_->GetCachedStatement(
       "INSERT INTO jobs (user, kind, spec, requirements, state, attempts, created_at, team) "
       "VALUES (?, ?, ?, ?, ?, 0, ?, ?)");
   if (!q.ok()) return q.status();
@@ -469,7 +468,7 @@ absl::StatusOr<int64_t> Store::InsertJob(const Job& job) {
 absl::Status Store::LeaseJob(int64_t id, const std::string& worker, const std::string& lease_id, int attempts) {
   absl::MutexLock lock(&mu_);
   absl::StatusOr<Statement> q =
-      db_->Prepare("UPDATE jobs SET state = ?, worker = ?, lease_id = ?, attempts = ? WHERE id = ?");
+      db_->GetCachedStatement("UPDATE jobs SET state = ?, worker = ?, lease_id = ?, attempts = ? WHERE id = ?");
   if (!q.ok()) return q.status();
   return q->Bind(1, static_cast<int64_t>(kernelseek::v1::JOB_STATE_LEASED))
       .Bind(2, worker)
@@ -481,14 +480,14 @@ absl::Status Store::LeaseJob(int64_t id, const std::string& worker, const std::s
 
 absl::Status Store::SaveShardPlan(int64_t id, const kernelseek::v1::ShardPlan& plan) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Statement> q = db_->Prepare("UPDATE jobs SET shard_plan = ? WHERE id = ?");
+  absl::StatusOr<Statement> q = db_->GetCachedStatement("UPDATE jobs SET shard_plan = ? WHERE id = ?");
   if (!q.ok()) return q.status();
   return q->BindBlob(1, plan.SerializeAsString()).Bind(2, id).Run();
 }
 
 absl::Status Store::RequeueJob(int64_t id) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Statement> q = db_->Prepare("UPDATE jobs SET state = ?, lease_id = NULL WHERE id = ?");
+  absl::StatusOr<Statement> q = db_->GetCachedStatement("UPDATE jobs SET state = ?, lease_id = NULL WHERE id = ?");
   if (!q.ok()) return q.status();
   return q->Bind(1, static_cast<int64_t>(kernelseek::v1::JOB_STATE_QUEUED)).Bind(2, id).Run();
 }
@@ -498,41 +497,22 @@ absl::Status Store::FinishJob(int64_t id, JobState state, const std::string& fai
   absl::MutexLock lock(&mu_);
   return InTransaction(*db_, [&]() -> absl::Status {
     absl::StatusOr<Statement> q =
-        db_->Prepare("UPDATE jobs SET state = ?, failure = ?, finished_at = ?, lease_id = NULL WHERE id = ?");
+        db_->GetCachedStatement("UPDATE jobs SET state = ?, failure = ?, finished_at = ?, lease_id = NULL WHERE id = ?");
     if (!q.ok()) return q.status();
     if (absl::Status s = q->Bind(1, static_cast<int64_t>(state)).Bind(2, failure).Bind(3, ToMicros(now)).Bind(4, id).Run();
         !s.ok()) {
       return s;
     }
     if (result == nullptr) return absl::OkStatus();
-    absl::StatusOr<Statement> r = db_->Prepare("INSERT OR REPLACE INTO job_results (job_id, result) VALUES (?, ?)");
+    absl::StatusOr<Statement> r = db_->GetCachedStatement("INSERT OR REPLACE INTO job_results (job_id, result) VALUES (?, ?)");
     if (!r.ok()) return r.status();
-    if (absl::Status s = r->Bind(1, id).BindBlob(2, result->SerializeAsString()).Run(); !s.ok()) return s;
-    for (const kernelseek::v1::ScenarioResult& sc : result->run().scenarios()) {
-      absl::StatusOr<Statement> row = db_->Prepare(
-          "INSERT OR REPLACE INTO scenario_results (job_id, scenario, passed, max_abs_error, error_bar, median_ms, "
-          "tflops, baseline_tflops, speedup, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-      if (!row.ok()) return row.status();
-      absl::Status s = row->Bind(1, id)
-                           .Bind(2, sc.id())
-                           .Bind(3, static_cast<int64_t>(sc.passed()))
-                           .Bind(4, sc.max_abs_error())
-                           .Bind(5, sc.error_bar())
-                           .Bind(6, sc.median_ms())
-                           .Bind(7, sc.tflops())
-                           .Bind(8, sc.baseline_tflops())
-                           .Bind(9, sc.speedup())
-                           .BindBlob(10, sc.SerializeAsString())
-                           .Run();
-      if (!s.ok()) return s;
-    }
-    return absl::OkStatus();
+    return r->Bind(1, id).BindBlob(2, result->SerializeAsString()).Run();
   });
 }
 
 absl::Status Store::CancelJob(int64_t id, const std::string& by, absl::Time now) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Statement> q = db_->Prepare(
+  absl::StatusOr<Statement> q = db_->GetCachedStatement(
       "UPDATE jobs SET state = ?, failure = ?, cancelled_by = ?, finished_at = ?, lease_id = NULL WHERE id = ?");
   if (!q.ok()) return q.status();
   return q->Bind(1, static_cast<int64_t>(kernelseek::v1::JOB_STATE_CANCELLED))
@@ -545,7 +525,7 @@ absl::Status Store::CancelJob(int64_t id, const std::string& by, absl::Time now)
 
 absl::StatusOr<std::optional<Job>> Store::GetJob(int64_t id) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Statement> q = db_->Prepare(absl::StrCat(
+  absl::StatusOr<Statement> q = db_->GetCachedStatement(absl::StrCat(
       "SELECT ", kJobColumns, ", (SELECT result FROM job_results WHERE job_id = jobs.id) FROM jobs WHERE id = ?"));
   if (!q.ok()) return q.status();
   q->Bind(1, id);
@@ -554,7 +534,7 @@ absl::StatusOr<std::optional<Job>> Store::GetJob(int64_t id) {
   if (!*row) return std::nullopt;
   absl::StatusOr<Job> job = ReadJobRow(*q, /*with_source=*/true);
   if (!job.ok()) return job.status();
-  if (!q->ColumnIsNull(14) && !job->mutable_result()->ParseFromString(q->ColumnText(14))) {
+  if (!q->ColumnIsNull(14) && !job->mutable_result()->ParseFromString(q->ColumnBlob(14))) {
     return absl::DataLossError(absl::StrCat("job ", id, ": stored result does not parse"));
   }
   return *job;
@@ -562,7 +542,7 @@ absl::StatusOr<std::optional<Job>> Store::GetJob(int64_t id) {
 
 absl::StatusOr<std::vector<UnfinishedJob>> Store::LoadUnfinishedJobs() {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Statement> q = db_->Prepare(
+  absl::StatusOr<Statement> q = db_->GetCachedStatement(
       absl::StrCat("SELECT ", kJobColumns, ", shard_plan FROM jobs WHERE state IN (?, ?) ORDER BY id"));
   if (!q.ok()) return q.status();
   q->Bind(1, static_cast<int64_t>(kernelseek::v1::JOB_STATE_QUEUED))
@@ -574,10 +554,10 @@ absl::StatusOr<std::vector<UnfinishedJob>> Store::LoadUnfinishedJobs() {
     if (!*row) break;
     absl::StatusOr<Job> job = ReadJobRow(*q, /*with_source=*/true);
     if (!job.ok()) return job.status();
-    UnfinishedJob unfinished{*std::move(job), q->ColumnText(11)};
+    UnfinishedJob unfinished{*std::move(job), q->ColumnString(11)};
     if (!q->ColumnIsNull(14)) {
       kernelseek::v1::ShardPlan plan;
-      if (!plan.ParseFromString(q->ColumnText(14))) {
+      if (!plan.ParseFromString(q->ColumnBlob(14))) {
         return absl::DataLossError(absl::StrCat("job ", unfinished.job.id(), ": stored shard plan does not parse"));
       }
       unfinished.plan = std::move(plan);
@@ -592,7 +572,7 @@ absl::StatusOr<std::vector<Job>> Store::ListJobs(const JobFilter& filter) {
   // Every filter is in the statement; an unset one is "? = ''" or "? = 0",
   // true for every row, except the team, which always holds. The problem
   // test is last: it parses the spec.
-  absl::StatusOr<Statement> q = db_->Prepare(absl::StrCat(
+  absl::StatusOr<Statement> q = db_->GetCachedStatement(absl::StrCat(
       "SELECT ", kJobColumns,
       " FROM jobs WHERE team = ? AND (? = '' OR user = ?) AND (? = 0 OR state = ?)"
       " AND (? = '' OR (kind <> ? AND job_problem(spec) = ?)) ORDER BY id DESC LIMIT ?"));
@@ -616,7 +596,7 @@ absl::StatusOr<std::vector<Job>> Store::ListJobs(const JobFilter& filter) {
 
 absl::Status Store::UpsertWorker(const WorkerInfo& worker) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Statement> q = db_->Prepare(
+  absl::StatusOr<Statement> q = db_->GetCachedStatement(
       "INSERT INTO workers (name, info, last_seen) VALUES (?, ?, ?) "
       "ON CONFLICT (name) DO UPDATE SET info = excluded.info, last_seen = excluded.last_seen");
   if (!q.ok()) return q.status();
@@ -628,7 +608,7 @@ absl::Status Store::UpsertWorker(const WorkerInfo& worker) {
 
 absl::StatusOr<std::vector<WorkerInfo>> Store::ListWorkers() {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Statement> q = db_->Prepare("SELECT info FROM workers ORDER BY name");
+  absl::StatusOr<Statement> q = db_->GetCachedStatement("SELECT info FROM workers ORDER BY name");
   if (!q.ok()) return q.status();
   std::vector<WorkerInfo> workers;
   while (true) {
@@ -636,7 +616,7 @@ absl::StatusOr<std::vector<WorkerInfo>> Store::ListWorkers() {
     if (!row.ok()) return row.status();
     if (!*row) break;
     WorkerInfo info;
-    if (!info.ParseFromString(q->ColumnText(0))) return absl::DataLossError("stored worker info does not parse");
+    if (!info.ParseFromString(q->ColumnBlob(0))) return absl::DataLossError("stored worker info does not parse");
     workers.push_back(std::move(info));
   }
   return workers;
@@ -648,7 +628,7 @@ absl::StatusOr<bool> Store::PutCompileArtifact(const CompileArtifactRow& row, ui
   absl::MutexLock lock(&mu_);
   bool stored = false;
   absl::Status s = InTransaction(*db_, [&]() -> absl::Status {
-    absl::StatusOr<Statement> insert = db_->Prepare(
+    absl::StatusOr<Statement> insert = db_->GetCachedStatement(
         "INSERT INTO compile_artifacts (key, artifact_sha256, entry, bytes, worker, created_at, used_at) "
         "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING");
     if (!insert.ok()) return insert.status();
@@ -666,7 +646,7 @@ absl::StatusOr<bool> Store::PutCompileArtifact(const CompileArtifactRow& row, ui
     stored = db_->Changes() > 0;
     // Least recently used first, until the rest fits; the new row is the
     // most recent, so it goes last (and only if alone it is over the limit).
-    absl::StatusOr<Statement> rows = db_->Prepare("SELECT key, bytes FROM compile_artifacts ORDER BY used_at DESC, key");
+    absl::StatusOr<Statement> rows = db_->GetCachedStatement("SELECT key, bytes FROM compile_artifacts ORDER BY used_at DESC, key");
     if (!rows.ok()) return rows.status();
     std::vector<std::string> evict;
     uint64_t total = 0;
@@ -674,11 +654,11 @@ absl::StatusOr<bool> Store::PutCompileArtifact(const CompileArtifactRow& row, ui
       absl::StatusOr<bool> more = rows->Step();
       if (!more.ok()) return more.status();
       if (!*more) break;
-      total += static_cast<uint64_t>(rows->ColumnInt(1));
-      if (total > max_total_bytes) evict.push_back(rows->ColumnText(0));
+      total += static_cast<uint64_t>(rows->ColumnInt64(1));
+      if (total > max_total_bytes) evict.push_back(rows->ColumnString(0));
     }
     for (const std::string& key : evict) {
-      absl::StatusOr<Statement> del = db_->Prepare("DELETE FROM compile_artifacts WHERE key = ?");
+      absl::StatusOr<Statement> del = db_->GetCachedStatement("DELETE FROM compile_artifacts WHERE key = ?");
       if (!del.ok()) return del.status();
       if (absl::Status r = del->Bind(1, key).Run(); !r.ok()) return r;
       if (key == row.key) stored = false;
@@ -692,7 +672,7 @@ absl::StatusOr<bool> Store::PutCompileArtifact(const CompileArtifactRow& row, ui
 absl::StatusOr<std::optional<CompileArtifactRow>> Store::GetCompileArtifact(const std::string& key, absl::Time now) {
   absl::MutexLock lock(&mu_);
   absl::StatusOr<Statement> q =
-      db_->Prepare("SELECT artifact_sha256, entry, worker, created_at FROM compile_artifacts WHERE key = ?");
+      db_->GetCachedStatement("SELECT artifact_sha256, entry, worker, created_at FROM compile_artifacts WHERE key = ?");
   if (!q.ok()) return q.status();
   q->Bind(1, key);
   absl::StatusOr<bool> found = q->Step();
@@ -700,11 +680,11 @@ absl::StatusOr<std::optional<CompileArtifactRow>> Store::GetCompileArtifact(cons
   if (!*found) return std::nullopt;
   CompileArtifactRow row;
   row.key = key;
-  row.artifact_sha256 = q->ColumnText(0);
-  row.entry = q->ColumnText(1);
-  row.worker = q->ColumnText(2);
-  row.now = absl::FromUnixMicros(q->ColumnInt(3));
-  absl::StatusOr<Statement> touch = db_->Prepare("UPDATE compile_artifacts SET used_at = ? WHERE key = ?");
+  row.artifact_sha256 = q->ColumnString(0);
+  row.entry = q->ColumnBlob(1);
+  row.worker = q->ColumnString(2);
+  row.now = absl::FromUnixMicros(q->ColumnInt64(3));
+  absl::StatusOr<Statement> touch = db_->GetCachedStatement("UPDATE compile_artifacts SET used_at = ? WHERE key = ?");
   if (!touch.ok()) return touch.status();
   if (absl::Status s = touch->Bind(1, ToMicros(now)).Bind(2, key).Run(); !s.ok()) return s;
   return row;
@@ -712,7 +692,7 @@ absl::StatusOr<std::optional<CompileArtifactRow>> Store::GetCompileArtifact(cons
 
 absl::Status Store::DeleteCompileArtifact(const std::string& key) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Statement> q = db_->Prepare("DELETE FROM compile_artifacts WHERE key = ?");
+  absl::StatusOr<Statement> q = db_->GetCachedStatement("DELETE FROM compile_artifacts WHERE key = ?");
   if (!q.ok()) return q.status();
   return q->Bind(1, key).Run();
 }
@@ -723,7 +703,7 @@ absl::StatusOr<int64_t> Store::InsertSession(const kernelseek::v1::Session& sess
   absl::MutexLock lock(&mu_);
   int64_t id = 0;
   absl::Status status = InTransaction(*db_, [&]() -> absl::Status {
-    absl::StatusOr<Statement> q = db_->Prepare(
+    absl::StatusOr<Statement> q = db_->GetCachedStatement(
         "INSERT INTO sessions (user, spec, state, steps, best_version, best_speedup, status, created_at, updated_at, "
         "team) VALUES (?, ?, ?, 0, '', 0, ?, ?, ?, ?)");
     if (!q.ok()) return q.status();
@@ -738,7 +718,7 @@ absl::StatusOr<int64_t> Store::InsertSession(const kernelseek::v1::Session& sess
                          .Run();
     if (!s.ok()) return s;
     id = db_->LastInsertRowId();
-    absl::StatusOr<Statement> f = db_->Prepare("INSERT INTO session_files (session_id, name, content) VALUES (?, ?, ?)");
+    absl::StatusOr<Statement> f = db_->GetCachedStatement("INSERT INTO session_files (session_id, name, content) VALUES (?, ?, ?)");
     if (!f.ok()) return f.status();
     return f->Bind(1, id).Bind(2, session.spec().kernel_name()).BindBlob(3, session.spec().kernel_source()).Run();
   });
@@ -750,7 +730,7 @@ absl::Status Store::UpdateSession(const kernelseek::v1::Session& session) {
   int64_t id = 0;
   if (!absl::SimpleAtoi(session.id(), &id)) return absl::InvalidArgumentError(absl::StrCat("bad session id \"", session.id(), "\""));
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Statement> q = db_->Prepare(
+  absl::StatusOr<Statement> q = db_->GetCachedStatement(
       "UPDATE sessions SET state = ?, steps = ?, best_version = ?, best_speedup = ?, status = ?, updated_at = ? "
       "WHERE id = ?");
   if (!q.ok()) return q.status();
@@ -766,7 +746,7 @@ absl::Status Store::UpdateSession(const kernelseek::v1::Session& session) {
 
 absl::StatusOr<std::optional<kernelseek::v1::Session>> Store::GetSession(int64_t id) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Statement> q = db_->Prepare(absl::StrCat("SELECT ", kSessionColumns, " FROM sessions WHERE id = ?"));
+  absl::StatusOr<Statement> q = db_->GetCachedStatement(absl::StrCat("SELECT ", kSessionColumns, " FROM sessions WHERE id = ?"));
   if (!q.ok()) return q.status();
   q->Bind(1, id);
   absl::StatusOr<bool> row = q->Step();
@@ -779,7 +759,7 @@ absl::StatusOr<std::optional<kernelseek::v1::Session>> Store::GetSession(int64_t
 
 absl::StatusOr<std::vector<kernelseek::v1::Session>> Store::ListSessions(const std::string& team, int limit) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Statement> q = db_->Prepare(
+  absl::StatusOr<Statement> q = db_->GetCachedStatement(
       absl::StrCat("SELECT ", kSessionColumns, " FROM sessions WHERE team = ? ORDER BY id DESC LIMIT ?"));
   if (!q.ok()) return q.status();
   q->Bind(1, team).Bind(2, static_cast<int64_t>(limit));
@@ -797,7 +777,7 @@ absl::StatusOr<std::vector<kernelseek::v1::Session>> Store::ListSessions(const s
 
 absl::StatusOr<std::vector<int64_t>> Store::RunningSessionIds() {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Statement> q = db_->Prepare("SELECT id FROM sessions WHERE state = ? ORDER BY id");
+  absl::StatusOr<Statement> q = db_->GetCachedStatement("SELECT id FROM sessions WHERE state = ? ORDER BY id");
   if (!q.ok()) return q.status();
   q->Bind(1, static_cast<int64_t>(kernelseek::v1::SESSION_STATE_RUNNING));
   return q->FirstColumnInts();
@@ -813,14 +793,14 @@ absl::StatusOr<int64_t> AppendEventInTransaction(Database& db, int64_t session_i
   // format of rows written before events were typed.
   SetKindAndPayload(&event);
   absl::StatusOr<Statement> next =
-      db.Prepare("SELECT COALESCE(MAX(seq), 0) + 1 FROM session_events WHERE session_id = ?");
+      db.GetCachedStatement("SELECT COALESCE(MAX(seq), 0) + 1 FROM session_events WHERE session_id = ?");
   if (!next.ok()) return next.status();
   next->Bind(1, session_id);
   absl::StatusOr<bool> row = next->Step();
   if (!row.ok()) return row.status();
-  const int64_t seq = next->ColumnInt(0);
+  const int64_t seq = next->ColumnInt64(0);
   absl::StatusOr<Statement> q =
-      db.Prepare("INSERT INTO session_events (session_id, seq, ts, kind, author, payload) VALUES (?, ?, ?, ?, ?, ?)");
+      db.GetCachedStatement("INSERT INTO session_events (session_id, seq, ts, kind, author, payload) VALUES (?, ?, ?, ?, ?, ?)");
   if (!q.ok()) return q.status();
   absl::Status s = q->Bind(1, session_id)
                        .Bind(2, seq)
@@ -851,7 +831,7 @@ absl::StatusOr<int64_t> Store::AppendSessionEvent(int64_t session_id, const kern
 absl::StatusOr<std::vector<kernelseek::v1::SessionEvent>> Store::ListSessionEvents(int64_t session_id,
                                                                                    int64_t after_seq, int limit) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Statement> q = db_->Prepare(
+  absl::StatusOr<Statement> q = db_->GetCachedStatement(
       "SELECT seq, ts, kind, author, payload FROM session_events WHERE session_id = ? AND seq > ? "
       "ORDER BY seq LIMIT ?");
   if (!q.ok()) return q.status();
@@ -863,11 +843,11 @@ absl::StatusOr<std::vector<kernelseek::v1::SessionEvent>> Store::ListSessionEven
     if (!*row) break;
     kernelseek::v1::SessionEvent& event = events.emplace_back();
     event.set_session_id(absl::StrCat(session_id));
-    event.set_seq(q->ColumnInt(0));
-    *event.mutable_time() = ToTimestamp(q->ColumnInt(1));
-    event.set_kind(q->ColumnText(2));
-    event.set_author(q->ColumnText(3));
-    event.set_payload_json(q->ColumnText(4));
+    event.set_seq(q->ColumnInt64(0));
+    *event.mutable_time() = ToTimestamp(q->ColumnInt64(1));
+    event.set_kind(q->ColumnString(2));
+    event.set_author(q->ColumnString(3));
+    event.set_payload_json(q->ColumnString(4));
     // A row that does not fit its kind is still listed, without a body, so
     // that it can be shown; the agent loop refuses to resume from it.
     SetBodyFromPayload(&event).IgnoreError();
@@ -882,7 +862,7 @@ absl::StatusOr<int64_t> Store::AppendHumanMessage(int64_t session_id, const kern
     absl::StatusOr<int64_t> appended = AppendEventInTransaction(*db_, session_id, event);
     if (!appended.ok()) return appended.status();
     seq = *appended;
-    absl::StatusOr<Statement> q = db_->Prepare("INSERT INTO session_messages (session_id, seq) VALUES (?, ?)");
+    absl::StatusOr<Statement> q = db_->GetCachedStatement("INSERT INTO session_messages (session_id, seq) VALUES (?, ?)");
     if (!q.ok()) return q.status();
     return q->Bind(1, session_id).Bind(2, seq).Run();
   });
@@ -892,7 +872,7 @@ absl::StatusOr<int64_t> Store::AppendHumanMessage(int64_t session_id, const kern
 
 absl::StatusOr<std::vector<int64_t>> Store::PendingMessageSeqs(int64_t session_id) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Statement> q = db_->Prepare(
+  absl::StatusOr<Statement> q = db_->GetCachedStatement(
       "SELECT seq FROM session_messages WHERE session_id = ? AND delivered_seq IS NULL ORDER BY seq");
   if (!q.ok()) return q.status();
   q->Bind(1, session_id);
@@ -902,14 +882,14 @@ absl::StatusOr<std::vector<int64_t>> Store::PendingMessageSeqs(int64_t session_i
 absl::Status Store::MarkMessageDelivered(int64_t session_id, int64_t message_seq, int64_t delivered_seq) {
   absl::MutexLock lock(&mu_);
   absl::StatusOr<Statement> q =
-      db_->Prepare("UPDATE session_messages SET delivered_seq = ? WHERE session_id = ? AND seq = ?");
+      db_->GetCachedStatement("UPDATE session_messages SET delivered_seq = ? WHERE session_id = ? AND seq = ?");
   if (!q.ok()) return q.status();
   return q->Bind(1, delivered_seq).Bind(2, session_id).Bind(3, message_seq).Run();
 }
 
 absl::Status Store::PutSessionFile(int64_t session_id, const std::string& name, const std::string& content) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Statement> q = db_->Prepare(
+  absl::StatusOr<Statement> q = db_->GetCachedStatement(
       "INSERT INTO session_files (session_id, name, content) VALUES (?, ?, ?) "
       "ON CONFLICT (session_id, name) DO UPDATE SET content = excluded.content");
   if (!q.ok()) return q.status();
@@ -919,7 +899,7 @@ absl::Status Store::PutSessionFile(int64_t session_id, const std::string& name, 
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> Store::ListSessionFiles(int64_t session_id) {
   absl::MutexLock lock(&mu_);
   absl::StatusOr<Statement> q =
-      db_->Prepare("SELECT name, content FROM session_files WHERE session_id = ? ORDER BY name");
+      db_->GetCachedStatement("SELECT name, content FROM session_files WHERE session_id = ? ORDER BY name");
   if (!q.ok()) return q.status();
   q->Bind(1, session_id);
   std::vector<std::pair<std::string, std::string>> files;
@@ -927,14 +907,14 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> Store::ListSess
     absl::StatusOr<bool> row = q->Step();
     if (!row.ok()) return row.status();
     if (!*row) break;
-    files.emplace_back(q->ColumnText(0), q->ColumnText(1));
+    files.emplace_back(q->ColumnString(0), q->ColumnString(1));
   }
   return files;
 }
 
 absl::StatusOr<int64_t> Store::InsertKernelVersion(int64_t session_id, const kernelseek::v1::KernelVersion& version) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Statement> q = db_->Prepare(
+  absl::StatusOr<Statement> q = db_->GetCachedStatement(
       "INSERT INTO kernel_versions (session_id, parent, source, status, seq) VALUES (?, ?, ?, ?, ?)");
   if (!q.ok()) return q.status();
   int64_t parent = 0;
@@ -953,7 +933,7 @@ absl::Status Store::UpdateKernelVersion(const kernelseek::v1::KernelVersion& ver
   int64_t id = 0;
   if (!absl::SimpleAtoi(version.id(), &id)) return absl::InvalidArgumentError(absl::StrCat("bad version id \"", version.id(), "\""));
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Statement> q = db_->Prepare(
+  absl::StatusOr<Statement> q = db_->GetCachedStatement(
       "UPDATE kernel_versions SET status = ?, geomean_speedup = ?, geomean_tflops = ?, counted = ? WHERE id = ?");
   if (!q.ok()) return q.status();
   return q->Bind(1, version.status())
@@ -967,8 +947,8 @@ absl::Status Store::UpdateKernelVersion(const kernelseek::v1::KernelVersion& ver
 absl::StatusOr<std::vector<kernelseek::v1::KernelVersion>> Store::ListKernelVersions(int64_t session_id,
                                                                                      bool with_source) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Statement> q = db_->Prepare(
-      "SELECT id, COALESCE(parent, ''), status, printf('%.17g', geomean_speedup), printf('%.17g', geomean_tflops), "
+  absl::StatusOr<Statement> q = db_->GetCachedStatement(
+      "SELECT id, COALESCE(parent, ''), status, geomean_speedup, geomean_tflops, "
       "counted, seq, source FROM kernel_versions WHERE session_id = ? ORDER BY id");
   if (!q.ok()) return q.status();
   q->Bind(1, session_id);
@@ -978,14 +958,14 @@ absl::StatusOr<std::vector<kernelseek::v1::KernelVersion>> Store::ListKernelVers
     if (!row.ok()) return row.status();
     if (!*row) break;
     kernelseek::v1::KernelVersion& v = versions.emplace_back();
-    v.set_id(absl::StrCat(q->ColumnInt(0)));
-    v.set_parent(q->ColumnText(1));
-    v.set_status(q->ColumnText(2));
-    v.set_geomean_speedup(ColumnReal(*q, 3));
-    v.set_geomean_tflops(ColumnReal(*q, 4));
-    v.set_counted(q->ColumnInt(5) != 0);
-    v.set_seq(q->ColumnInt(6));
-    if (with_source) v.set_source(q->ColumnText(7));
+    v.set_id(absl::StrCat(q->ColumnInt64(0)));
+    v.set_parent(q->ColumnString(1));
+    v.set_status(q->ColumnString(2));
+    v.set_geomean_speedup(q->ColumnDouble(3));
+    v.set_geomean_tflops(q->ColumnDouble(4));
+    v.set_counted(q->ColumnInt64(5) != 0);
+    v.set_seq(q->ColumnInt64(6));
+    if (with_source) v.set_source(q->ColumnString(7));
   }
   return versions;
 }

@@ -36,7 +36,7 @@ std::vector<Row> RawRows(const std::string& path, int64_t session_id) {
   REQUIRE(q.ok());
   q->Bind(1, session_id);
   std::vector<Row> rows;
-  while (q->Step().value()) rows.push_back({q->ColumnText(0), q->ColumnText(1)});
+  while (q->Step().value()) rows.push_back({q->ColumnString(0), q->ColumnString(1)});
   return rows;
 }
 

@@ -42,7 +42,7 @@ TEST_CASE("a new database is migrated to the latest schema, in WAL mode") {
   auto q = (*db)->Prepare("PRAGMA journal_mode");
   REQUIRE(q.ok());
   REQUIRE(q->Step().value());
-  REQUIRE(q->ColumnText(0) == "wal");
+  REQUIRE(q->ColumnString(0) == "wal");
 }
 
 TEST_CASE("reopening a migrated database keeps its data and version") {
@@ -340,6 +340,47 @@ TEST_CASE("a database of schema version 3 migrates to teams: its rows join team 
   REQUIRE(sessions.size() == 1);
   CHECK(sessions[0].team() == kDefaultTeam);
   CHECK((*store)->ListJobs({.team = "other", .limit = 10}).value().empty());
+}
+
+TEST_CASE("a database of schema version 6 loses scenario_results and keeps its jobs' scenario results") {
+  testing::TempDir dir;
+  const std::string path = dir.File("old.sqlite");
+  int64_t id = 0;
+  {
+    auto store = Store::OpenAtVersion(path, 6);
+    REQUIRE(store.ok());
+    REQUIRE((*store)->SchemaVersion().value() == 6);
+    id = (*store)->InsertJob(NewJob("ana")).value();
+    kernelseek::v1::JobResult result;
+    auto* scenario = result.mutable_run()->add_scenarios();
+    scenario->set_id("4096x4096");
+    scenario->set_passed(true);
+    scenario->set_speedup(1.0 / 3.0);
+    REQUIRE((*store)->FinishJob(id, kernelseek::v1::JOB_STATE_SUCCEEDED, "", &result, absl::Now()).ok());
+  }
+  {
+    // The row a server at version 6 also wrote.
+    auto db = Database::Open(path);
+    REQUIRE(db.ok());
+    auto q = (*db)->Prepare(
+        "INSERT INTO scenario_results (job_id, scenario, passed, speedup, result) VALUES (?, '4096x4096', 1, ?, x'')");
+    REQUIRE(q.ok());
+    REQUIRE(q->Bind(1, id).Bind(2, 1.0 / 3.0).Run().ok());
+  }
+  auto store = Store::Open(path);
+  REQUIRE(store.ok());
+  CHECK((*store)->SchemaVersion().value() == Store::LatestSchemaVersion());
+  auto job = (*store)->GetJob(id).value().value();
+  REQUIRE(job.result().run().scenarios_size() == 1);
+  CHECK(job.result().run().scenarios(0).id() == "4096x4096");
+  CHECK(job.result().run().scenarios(0).speedup() == 1.0 / 3.0);
+  store->reset();
+  auto db = Database::Open(path);
+  REQUIRE(db.ok());
+  auto q = (*db)->Prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'scenario_results'");
+  REQUIRE(q.ok());
+  REQUIRE(q->Step().value());
+  CHECK(q->ColumnInt64(0) == 0);
 }
 
 TEST_CASE("tokens keep team, role, expiry and author - a revocation is stored once") {
