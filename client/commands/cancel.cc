@@ -8,13 +8,12 @@
 
 #include "absl/status/statusor.h"
 #include "client/exit_codes.h"
-#include "client/session_format.h"
+#include "client/commands/session.h"
 #include "common/flags.h"
 
 namespace kseek {
 
 using kernelseek::v1::Job;
-using kernelseek::v1::Session;
 
 int RunCancel(const std::vector<std::string>& args, const GlobalOptions& global) {
   CommonFlags common;
@@ -37,13 +36,7 @@ int RunCancel(const std::vector<std::string>& args, const GlobalOptions& global)
   std::string server;
   std::unique_ptr<CoordinatorClient> client;
   if (auto done = Connect(global, common, &server, &client)) return *done;
-  if (session) {
-    absl::StatusOr<Session> stopped = client->StopSession(positional[0]);
-    if (!stopped.ok()) return FailRpc(stopped.status(), server);
-    if (common.json) return PrintJson(*stopped);
-    std::cout << FormatSessionEnd(*stopped);
-    return kExitOk;
-  }
+  if (session) return StopSessionAndPrint(client.get(), server, positional[0], common.json);
   absl::StatusOr<Job> job = client->CancelJob(positional[0]);
   if (!job.ok()) return FailRpc(job.status(), server);
   if (common.json) return PrintJson(*job);

@@ -15,7 +15,6 @@
 #include "common/flags.h"
 
 namespace kseek {
-
 namespace {
 
 // `kseek verify` and `kseek bench`: the same flags but for the baseline and

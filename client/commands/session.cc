@@ -139,11 +139,7 @@ int RunSessionStop(const std::vector<std::string>& args, const GlobalOptions& gl
   std::string server;
   std::unique_ptr<CoordinatorClient> client;
   if (auto done = Connect(global, common, &server, &client)) return *done;
-  absl::StatusOr<Session> session = client->StopSession(positional[0]);
-  if (!session.ok()) return FailRpc(session.status(), server);
-  if (common.json) return PrintJson(*session);
-  std::cout << FormatSessionEnd(*session);
-  return kExitOk;
+  return StopSessionAndPrint(client.get(), server, positional[0], common.json);
 }
 
 constexpr Subcommand kSessionCommands[] = {
@@ -163,6 +159,15 @@ std::string SessionUsage() {
 }
 
 }  // namespace
+
+int StopSessionAndPrint(CoordinatorClient* client, const std::string& server, const std::string& id,
+                        bool json) {
+  absl::StatusOr<Session> session = client->StopSession(id);
+  if (!session.ok()) return FailRpc(session.status(), server);
+  if (json) return PrintJson(*session);
+  std::cout << FormatSessionEnd(*session);
+  return kExitOk;
+}
 
 int RunSession(const std::vector<std::string>& args, const GlobalOptions& global) {
   return RunSubcommand(kSessionCommands, SessionUsage(), "session", "start, show or stop; see kseek session --help",

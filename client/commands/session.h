@@ -9,6 +9,11 @@
 
 namespace kseek {
 
+// Stops session `id` and prints how it ended (its JSON with `json`), as
+// `kseek session stop` and `kseek cancel --session` do. Returns the exit code.
+int StopSessionAndPrint(CoordinatorClient* client, const std::string& server, const std::string& id,
+                        bool json);
+
 int RunSession(const std::vector<std::string>& args, const GlobalOptions& global);
 
 }  // namespace kseek

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "client/commands/output_file.h"
+#include "client/commands/watch.h"
 #include "client/exit_codes.h"
 #include "client/session_trace.h"
 #include "common/flags.h"
@@ -52,10 +53,7 @@ int RunTrace(const std::vector<std::string>& args, const GlobalOptions& global) 
   absl::StatusOr<Session> session = client->WatchSession(
       positional[0], /*from_seq=*/0, /*follow=*/false,
       [&](const SessionEvent& event) { events.push_back(event); },
-      [&](const absl::Status& lost, int64_t last_seq) {
-        std::cerr << "kseek: lost the server (" << DescribeRpcError(lost, server)
-                  << "), resuming after #" << last_seq << "\n";
-      });
+      [&](const absl::Status& lost, int64_t last_seq) { PrintStreamResume(lost, last_seq, server); });
   if (!session.ok()) return FailRpc(session.status(), server);
   std::string text;
   if (format == "md") {

@@ -23,6 +23,11 @@ namespace kseek {
 using kernelseek::v1::Session;
 using kernelseek::v1::SessionEvent;
 
+void PrintStreamResume(const absl::Status& lost, int64_t last_seq, const std::string& server) {
+  std::cerr << "kseek: lost the server (" << DescribeRpcError(lost, server) << "), resuming after #" << last_seq
+            << "\n";
+}
+
 int RunWatch(const std::vector<std::string>& args, const GlobalOptions& global) {
   CommonFlags common;
   int64_t from = 0;
@@ -62,10 +67,7 @@ int RunWatch(const std::vector<std::string>& args, const GlobalOptions& global) 
         std::cout << (common.json ? EventToJsonLine(event) : FormatEventLines(event, options))
                   << std::flush;
       },
-      [&](const absl::Status& lost, int64_t last_seq) {
-        std::cerr << "kseek: lost the server (" << DescribeRpcError(lost, server)
-                  << "), resuming after #" << last_seq << "\n";
-      });
+      [&](const absl::Status& lost, int64_t last_seq) { PrintStreamResume(lost, last_seq, server); });
   if (!session.ok()) return FailRpc(session.status(), server);
   (common.json ? std::cerr : std::cout) << FormatSessionEnd(*session);
   return kExitOk;
