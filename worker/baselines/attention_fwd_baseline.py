@@ -57,10 +57,9 @@ import json
 import math
 import os
 import site
-import statistics
 import sys
 
-from baseline_timing import TIMING_PROTOCOL, capture, check_replay, flush_bytes, time_repetitions
+from baseline_timing import TIMING_PROTOCOL, flush_bytes, time_call
 
 BACKENDS = ("cudnn", "fa2", "fa3", "fa4")
 
@@ -269,15 +268,8 @@ def main():
             _, layout = call_factory(None, None, None, sc)
             q, k, v = make(s_q, h, layout), make(s_k, h_kv, layout), make(s_k, h_kv, layout)
             run, _ = call_factory(q, k, v, sc)
-            try:
-                graph, graph_out = capture(torch, run)
-            except Exception as e:
-                raise RuntimeError(f"cannot capture the call in a CUDA graph: {type(e).__name__}: {e}") from e
-            check_replay(torch, graph, graph_out, run)
-            times = time_repetitions(torch, flush, graph.replay, max_seconds)
-            res.update(ok=True, median_ms=statistics.median(times), min_ms=min(times), max_ms=max(times),
-                       reps=len(times))
-            del q, k, v, run, graph, graph_out
+            res.update(ok=True, **time_call(torch, flush, run, max_seconds))
+            del q, k, v, run
         except NoKernel as e:
             res["error"] = f"no kernel: {e}"[:500]
         except Exception as e:  # reported per scenario; the next one still runs

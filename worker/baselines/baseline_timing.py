@@ -98,3 +98,16 @@ def time_repetitions(torch, flush, call, max_seconds, clock=time.monotonic):
             if sem < MAX_STDERR * med or clock() - t0 > max_seconds:
                 break
     return times
+
+
+def time_call(torch, flush, run, max_seconds):
+    """Captures `run`, checks a replay against an eager call and times
+    replays: the timing fields of a scenario's result (median_ms, min_ms,
+    max_ms, reps). Raises, saying which step failed, where one does."""
+    try:
+        graph, graph_out = capture(torch, run)
+    except Exception as e:
+        raise RuntimeError(f"cannot capture the call in a CUDA graph: {type(e).__name__}: {e}") from e
+    check_replay(torch, graph, graph_out, run)
+    times = time_repetitions(torch, flush, graph.replay, max_seconds)
+    return {"median_ms": statistics.median(times), "min_ms": min(times), "max_ms": max(times), "reps": len(times)}

@@ -30,10 +30,9 @@ Progress goes to stderr as "progress I/N ID". A scenario that cannot run is
 reported with ok=false and the reason, never skipped.
 """
 import json
-import statistics
 import sys
 
-from baseline_timing import TIMING_PROTOCOL, capture, check_replay, flush_bytes, time_repetitions
+from baseline_timing import TIMING_PROTOCOL, flush_bytes, time_call
 
 BACKENDS = ("cublas",)
 
@@ -113,12 +112,8 @@ def main():
             c = torch.empty((m, n), device=dev, dtype=dtype)
             def run(a=a, b=b, c=c):
                 return torch.matmul(a, b, out=c)
-            graph, graph_out = capture(torch, run)
-            check_replay(torch, graph, graph_out, run)
-            times = time_repetitions(torch, flush, graph.replay, max_seconds)
-            res.update(ok=True, median_ms=statistics.median(times), min_ms=min(times), max_ms=max(times),
-                       reps=len(times))
-            del a, b, c, run, graph, graph_out
+            res.update(ok=True, **time_call(torch, flush, run, max_seconds))
+            del a, b, c, run
         except Exception as e:  # reported per scenario; the next one still runs
             res["error"] = f"{type(e).__name__}: {e}"[:500]
         results.append(res)
