@@ -59,7 +59,7 @@ import os
 import site
 import sys
 
-from baseline_timing import TIMING_PROTOCOL, flush_bytes, time_call
+from baseline_timing import TIMING_PROTOCOL, driver_version, flush_bytes, print_all_failed, print_report, time_call
 
 BACKENDS = ("cudnn", "fa2", "fa3", "fa4")
 
@@ -234,20 +234,13 @@ def main():
     max_seconds = float(request.get("max_seconds", 2.0))
     dev = torch.device("cuda")
     props = torch.cuda.get_device_properties(dev)
-    driver = ""
-    try:
-        v = torch._C._cuda_getDriverVersion()
-        driver = f"{v // 1000}.{(v % 1000) // 10}"
-    except Exception:  # not every build exposes it; the worker knows the driver too
-        pass
+    driver = driver_version(torch)
     scenarios = request["scenarios"]
     try:
         version, call_factory = make_backend(backend)
     except ImportError as e:
-        # Every scenario says why, so a bench shows it rather than a bare failure.
         why = f"{backend} is not installed for {sys.executable}: {type(e).__name__}: {e}"[:500]
-        print(json.dumps({"baseline": backend, "version": "not installed", "gpu": props.name, "driver": driver,
-                          "results": [{"id": sc["id"], "ok": False, "error": why} for sc in scenarios]}))
+        print_all_failed(backend, "not installed", props.name, driver, scenarios, why)
         return
 
     flush = torch.empty(flush_bytes(props.L2_cache_size), dtype=torch.uint8, device=dev)
@@ -276,8 +269,7 @@ def main():
             res["error"] = f"{type(e).__name__}: {e}"[:500]
         results.append(res)
 
-    print(json.dumps({"baseline": backend, "version": version, "gpu": props.name, "driver": driver,
-                      "results": results}))
+    print_report(backend, version, props.name, driver, results)
 
 
 if __name__ == "__main__":

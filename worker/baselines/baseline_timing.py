@@ -1,4 +1,4 @@
-"""The timing protocol every baseline program shares with kseek-runner.
+"""What every baseline program shares: kseek-runner's timing protocol and the report it prints.
 
 Imported by the PROBLEM_baseline.py programs beside it (Python puts a
 program's own folder first on sys.path). What a repetition is: the L2 flush
@@ -12,6 +12,7 @@ at most 0.25 s; then repetitions until the standard error is under 0.5% of
 the median (from 10 on), the cap, or 1000. A graph's replay is checked against
 an eager call before it is timed.
 """
+import json
 import math
 import statistics
 import time
@@ -111,3 +112,24 @@ def time_call(torch, flush, run, max_seconds):
     check_replay(torch, graph, graph_out, run)
     times = time_repetitions(torch, flush, graph.replay, max_seconds)
     return {"median_ms": statistics.median(times), "min_ms": min(times), "max_ms": max(times), "reps": len(times)}
+
+
+def driver_version(torch):
+    """The CUDA driver's version as "13.0", or "" where this PyTorch build
+    does not expose it (the worker knows the driver too)."""
+    try:
+        v = torch._C._cuda_getDriverVersion()
+    except Exception:
+        return ""
+    return f"{v // 1000}.{(v % 1000) // 10}"
+
+
+def print_report(backend, version, gpu, driver, results):
+    """The one JSON document a baseline program prints on stdout."""
+    print(json.dumps({"baseline": backend, "version": version, "gpu": gpu, "driver": driver, "results": results}))
+
+
+def print_all_failed(backend, version, gpu, driver, scenarios, why):
+    """The report where no scenario could run: every one says why, so a
+    bench shows the reason rather than a bare failure."""
+    print_report(backend, version, gpu, driver, [{"id": sc["id"], "ok": False, "error": why} for sc in scenarios])

@@ -32,7 +32,7 @@ reported with ok=false and the reason, never skipped.
 import json
 import sys
 
-from baseline_timing import TIMING_PROTOCOL, flush_bytes, time_call
+from baseline_timing import TIMING_PROTOCOL, driver_version, flush_bytes, print_all_failed, print_report, time_call
 
 BACKENDS = ("cublas",)
 
@@ -77,8 +77,7 @@ def main():
         version = version_line()
     except ImportError as e:
         why = f"cublas (PyTorch with CUDA) is not installed for {sys.executable}: {type(e).__name__}: {e}"[:500]
-        print(json.dumps({"baseline": backend, "version": "not installed", "gpu": "", "driver": "",
-                          "results": [{"id": sc["id"], "ok": False, "error": why} for sc in scenarios]}))
+        print_all_failed(backend, "not installed", "", "", scenarios, why)
         return
     import torch
 
@@ -88,15 +87,9 @@ def main():
         props = torch.cuda.get_device_properties(dev)
     except Exception as e:  # a CUDA build of PyTorch on a machine without a usable GPU
         why = f"no CUDA device for PyTorch: {type(e).__name__}: {e}"[:500]
-        print(json.dumps({"baseline": backend, "version": version, "gpu": "", "driver": "",
-                          "results": [{"id": sc["id"], "ok": False, "error": why} for sc in scenarios]}))
+        print_all_failed(backend, version, "", "", scenarios, why)
         return
-    driver = ""
-    try:
-        v = torch._C._cuda_getDriverVersion()
-        driver = f"{v // 1000}.{(v % 1000) // 10}"
-    except Exception:  # not every build exposes it; the worker knows the driver too
-        pass
+    driver = driver_version(torch)
 
     flush = torch.empty(flush_bytes(props.L2_cache_size), dtype=torch.uint8, device=dev)
     results = []
@@ -118,8 +111,7 @@ def main():
             res["error"] = f"{type(e).__name__}: {e}"[:500]
         results.append(res)
 
-    print(json.dumps({"baseline": backend, "version": version, "gpu": props.name, "driver": driver,
-                      "results": results}))
+    print_report(backend, version, props.name, driver, results)
 
 
 if __name__ == "__main__":
