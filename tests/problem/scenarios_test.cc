@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -109,17 +111,27 @@ TEST_CASE("correctness covers every dtype x d x causal and the hard shapes", "[s
   CHECK(largest_scores <= 7.0e7);
 }
 
-TEST_CASE("the committed scenario file is what the generator writes", "[scenarios]") {
+TEST_CASE("every problem's committed scenario file is what its generator writes", "[scenarios]") {
 #ifndef KSEEK_PYTHON3
   WARN("python3 not found at configure time; skipped");
 #else
-  auto out = std::filesystem::temp_directory_path() /
-             ("kseek_scenarios_" + std::to_string(::getpid()) + ".textproto");
-  std::string command = std::string(KSEEK_PYTHON3) + " " + KSEEK_SOURCE_DIR +
-                        "/scenarios/generate_attention_fwd.py --output " + out.string();
-  REQUIRE(std::system(command.c_str()) == 0);
-  CHECK(ReadAll(out.string()) == ReadAll(kDir + "/scenarios.textproto"));
-  std::filesystem::remove(out);
+  // scenarios/generate_NAME.py writes scenarios/NAME/scenarios.textproto.
+  const std::filesystem::path root = std::string(KSEEK_SOURCE_DIR) + "/scenarios";
+  std::set<std::string> checked;
+  for (const auto& entry : std::filesystem::directory_iterator(root)) {
+    const std::string file = entry.path().filename().string();
+    if (file.rfind("generate_", 0) != 0 || entry.path().extension() != ".py") continue;
+    const std::string name = entry.path().stem().string().substr(std::string("generate_").size());
+    INFO(file);
+    auto out = std::filesystem::temp_directory_path() /
+               ("kseek_scenarios_" + name + "_" + std::to_string(::getpid()) + ".textproto");
+    std::string command = std::string(KSEEK_PYTHON3) + " " + entry.path().string() + " --output " + out.string();
+    REQUIRE(std::system(command.c_str()) == 0);
+    CHECK(ReadAll(out.string()) == ReadAll((root / name / "scenarios.textproto").string()));
+    std::filesystem::remove(out);
+    checked.insert(name);
+  }
+  CHECK(checked == std::set<std::string>{"attention_fwd", "gemm"});
 #endif
 }
 
