@@ -17,7 +17,7 @@
 #include "common/run_limits.h"
 #include "common/run_summary.h"
 #include "server/job_queue.h"
-#include "tests/testing/temp_dir.h"
+#include "tests/server/queue_fixture.h"
 
 namespace kseek {
 namespace {
@@ -117,19 +117,7 @@ std::vector<std::string> PerfIds(const ProblemCatalog& problems) {
   return ids;
 }
 
-struct Fixture {
-  testing::TempDir dir;
-  FakeClock clock;
-  std::unique_ptr<Store> store = *Store::Open(dir.File("db.sqlite"));
-  JobQueueOptions options = [] {
-    JobQueueOptions o;
-    o.lease_timeout = absl::Seconds(10);
-    o.max_attempts = 2;
-    return o;
-  }();
-  ProblemCatalog problems = *ProblemCatalog::Load(KSEEK_SCENARIOS_DIR);
-  JobQueue queue{store.get(), &clock, &problems, options};
-
+struct Fixture : testing::QueueFixture {
   // The worker's answer: the lease and spec it was given, or none.
   std::optional<kernelseek::v1::DesiredState::Execute> Take(const SynchronizeRequest& worker) {
     auto r = queue.Synchronize(worker);

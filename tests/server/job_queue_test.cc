@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/clock.h"
 #include "server/job_runner.h"
-#include "tests/testing/temp_dir.h"
+#include "tests/server/queue_fixture.h"
 
 namespace kseek {
 namespace {
@@ -55,19 +55,7 @@ SynchronizeRequest Completed(const std::string& worker, const std::string& lease
   return r;
 }
 
-struct Fixture {
-  testing::TempDir dir;
-  FakeClock clock;
-  std::unique_ptr<Store> store = *Store::Open(dir.File("db.sqlite"));
-  JobQueueOptions options = [] {
-    JobQueueOptions o;
-    o.lease_timeout = absl::Seconds(10);
-    o.max_attempts = 2;
-    return o;
-  }();
-  ProblemCatalog problems = *ProblemCatalog::Load(KSEEK_SCENARIOS_DIR);
-  JobQueue queue{store.get(), &clock, &problems, options};
-};
+using Fixture = testing::QueueFixture;
 
 TEST_CASE("a job goes to a worker whose capabilities match, and only to one") {
   Fixture f;
