@@ -41,6 +41,10 @@ JobSpec BenchSpec(const std::string& scenarios, int shards) {
   return spec;
 }
 
+// The repository's problem files, as the fixture's server has them: loaded
+// once, not for every worker a test makes.
+const std::string kRepositoryProblems = ProblemCatalog::Load(KSEEK_SCENARIOS_DIR)->Capability();
+
 SynchronizeRequest GpuWorker(const std::string& name, const std::string& gpu = "NVIDIA H200",
                              const std::string& driver = "13.0") {
   SynchronizeRequest r;
@@ -50,8 +54,7 @@ SynchronizeRequest GpuWorker(const std::string& name, const std::string& gpu = "
            {"compile", "sm_90a"},
            {"driver", driver},
            {"gpu", gpu},
-           // The repository's problem files, as the fixture's server has them.
-           {"problems", ProblemCatalog::Load(KSEEK_SCENARIOS_DIR)->Capability()}}) {
+           {"problems", kRepositoryProblems}}) {
     auto* p = r.add_capabilities();
     p->set_key(key);
     p->set_value(value);
