@@ -36,9 +36,8 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/flags.h"
@@ -332,11 +331,6 @@ int64_t ResidentKb(pid_t pid) {
   return 0;
 }
 
-std::string LastLine(const std::string& text) {
-  std::vector<std::string> lines = absl::StrSplit(std::string(absl::StripTrailingAsciiWhitespace(text)), '\n');
-  return lines.empty() ? "" : lines.back();
-}
-
 absl::StatusOr<std::string> CreateToken(const Options& options, const std::string& db, const std::string& flag) {
   SubprocessSpec spec;
   spec.argv = {options.server_bin, "token", "create", "--db", db, flag, "soak"};
@@ -344,7 +338,7 @@ absl::StatusOr<std::string> CreateToken(const Options& options, const std::strin
   absl::StatusOr<SubprocessResult> result = RunSubprocess(spec);
   if (!result.ok()) return result.status();
   if (result->exit_code != 0) return absl::InternalError(absl::StrCat("token create failed: ", result->stderr_text));
-  return LastLine(result->stdout_text);
+  return testing::LastLine(result->stdout_text);
 }
 
 int Run(const Options& options) {

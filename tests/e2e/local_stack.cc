@@ -10,18 +10,8 @@
 #include <regex>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
 
 namespace kseek::testing {
-namespace {
-
-std::string LastLine(const std::string& text) {
-  std::vector<std::string> lines = absl::StrSplit(std::string(absl::StripTrailingAsciiWhitespace(text)), '\n');
-  return lines.empty() ? "" : lines.back();
-}
-
-}  // namespace
 
 std::string BinDir() { return KSEEK_BIN_DIR; }
 

@@ -11,6 +11,8 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 
 namespace kseek::testing {
@@ -82,6 +84,11 @@ bool WaitFor(const std::function<bool()>& condition, absl::Duration timeout) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return condition();
+}
+
+std::string LastLine(const std::string& text) {
+  std::vector<std::string> lines = absl::StrSplit(std::string(absl::StripTrailingAsciiWhitespace(text)), '\n');
+  return lines.empty() ? "" : lines.back();
 }
 
 }  // namespace kseek::testing

@@ -41,6 +41,9 @@ class ChildProcess {
 };
 
 std::string ReadFile(const std::string& path);
+// The last line of a program's output, without trailing whitespace (e.g. the
+// token `kseek-server token create` prints).
+std::string LastLine(const std::string& text);
 void WriteFile(const std::string& path, const std::string& text);
 // Polls `condition` every 50 ms until it holds or `timeout` passes.
 bool WaitFor(const std::function<bool()>& condition, absl::Duration timeout);
