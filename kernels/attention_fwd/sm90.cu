@@ -13,10 +13,9 @@
 // in, O += P V with wgmma taking P from registers. The consumers take turns issuing their
 // products (pingpong on named barriers), so one's softmax runs under the
 // other's products; for d >= 128 each consumer also overlaps its softmax with
-// its own P V product (AttentionFwdKernel), while d = 64, bound by the
-// exponentials, keeps the softmax after both products
-// (AttentionFwdSerialSoftmaxKernel), which measured faster there; that kernel
-// runs three consumers (192-row tiles, turn passed round three named
+// its own P V product, while d = 64, bound by the exponentials, keeps the
+// softmax after both products, which measured faster there, and runs three
+// consumers (192-row tiles, turn passed round three named
 // barriers) except on causal inputs of up to 2048 keys. A finished tile's O
 // is packed into shared memory (its own buffer, or the Q buffer where no room
 // is left) and written by a TMA store, which the consumers do not wait for.
@@ -44,8 +43,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <map>
-#include <mutex>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -99,7 +96,6 @@ constexpr int kErrDriver = 5;
 constexpr int kErrLaunch = 6;
 
 constexpr int kBlockM = 128;       // query rows per CTA (64 per consumer warpgroup)
-constexpr int kThreads = 384;      // producer warpgroup + 2 consumer warpgroups
 constexpr int kSwizzleBytes = 128; // one TMA box row: 64 half-precision columns
 constexpr int kMaxSmem = 232448;  // sm_90 opt-in dynamic shared memory per block
 constexpr float kLog2e = 1.4426950408889634f;
@@ -193,7 +189,7 @@ struct TailArgs {};
 template <>
 struct TailArgs<true> {
   float* partials;  // split tiles' partial results
-  int* counters;    // per split tile and consumer: pieces done (0 between launches)
+  int* counters;    // per split tile and consumer: pieces done (zeroed before the launch)
   // kMaxCtaPieces per CTA, TailPiece::Pack (pieces == 0 ends a CTA's list),
   // in the kernel's parameters (9 KB, which CUDA 12.1 and later allow): from
   // there, with the warp reduction in TailAt, ptxas keeps the wgmma
@@ -217,10 +213,6 @@ __device__ __forceinline__ void MbarInit(uint32_t bar, uint32_t count) {
 __device__ __forceinline__ void MbarExpectTx(uint32_t bar, uint32_t bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
                : "memory");
-}
-
-__device__ __forceinline__ void MbarArrive(uint32_t bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
 
 __device__ __forceinline__ void MbarWait(uint32_t bar, uint32_t parity) {
@@ -563,19 +555,6 @@ __host__ __device__ __forceinline__ TileCoord UnitTile(int unit, int sub, const 
   return c;
 }
 
-// The tile after (unit, sub) in this CTA's walk; false past the last one.
-__device__ __forceinline__ bool NextTile(int unit, int sub, int tiles, int num_units, int* next_unit,
-                                         int* next_sub) {
-  if (sub + 1 < tiles) {
-    *next_unit = unit;
-    *next_sub = sub + 1;
-    return true;
-  }
-  *next_unit = unit + gridDim.x;
-  *next_sub = 0;
-  return *next_unit < num_units;
-}
-
 // Piece i of the tail, its values made warp-uniform for ptxas (a warp
 // reduction writes a uniform register; a load with a per-thread index does
 // not, even from constant memory).
@@ -599,6 +578,57 @@ __host__ __device__ __forceinline__ int KvBlocks(int m0, const FwdParams& p) {
   }
   return n_blocks;
 }
+
+// One tile of a CTA's walk: its coordinates, its key blocks, and the range of
+// them this CTA computes (all of them, except for a piece of a tail launch).
+struct WorkTile {
+  TileCoord tc;
+  int n_blocks;
+  int it_begin, it_end;  // key blocks it_begin .. it_end - 1, highest keys first
+  TailPiece piece;       // tail launch: which piece of the tile (pieces == 1: whole)
+};
+
+// The tiles one CTA computes, in order; the producer and every consumer walk
+// the same sequence. The first launch takes units round-robin (unit
+// blockIdx.x, then + gridDim.x, up to p.whole_units), each unit's tiles
+// whole; a tail launch takes this CTA's pieces from TailArgs.
+template <int kBlockN, int kRows, bool kTail>
+class TileWalk {
+ public:
+  __device__ __forceinline__ TileWalk(const FwdParams& p, const TailArgs<kTail>& ta)
+      : p_(p), ta_(ta), w_(kTail ? 0 : blockIdx.x), sub_(0) {}
+
+  // The next tile into *t; false past the last one.
+  __device__ __forceinline__ bool Next(WorkTile* t) {
+    if constexpr (kTail) {
+      if (w_ == kMaxCtaPieces) return false;
+      t->piece = TailAt(ta_, blockIdx.x * kMaxCtaPieces + w_);
+      if (t->piece.pieces == 0) return false;
+      ++w_;
+      t->tc = UnitTile(t->piece.unit, t->piece.sub, p_);
+      t->n_blocks = KvBlocks<kBlockN, kRows>(t->tc.m_tile * kRows, p_);
+      t->it_begin = t->piece.it_begin;
+      t->it_end = t->piece.it_end;
+    } else {
+      if (w_ >= p_.whole_units) return false;
+      t->tc = UnitTile(w_, sub_, p_);
+      t->n_blocks = KvBlocks<kBlockN, kRows>(t->tc.m_tile * kRows, p_);
+      t->it_begin = 0;
+      t->it_end = t->n_blocks;
+      if (++sub_ == TilesInUnit(w_, p_)) {
+        sub_ = 0;
+        w_ += gridDim.x;
+      }
+    }
+    return true;
+  }
+
+ private:
+  const FwdParams& p_;
+  const TailArgs<kTail>& ta_;
+  int w_;    // first launch: the unit; tail launch: the piece's index in this CTA's list
+  int sub_;  // first launch: the tile within the unit
+};
 
 // Online softmax on one S block (fp32 scores): updates the row max and sum
 // and turns s_acc into unnormalized probabilities; returns through
@@ -682,7 +712,7 @@ struct SmemMap {
 // so it is not queued behind this tile's K/V. Its buffer is the previous
 // tile's, which the consumers release after that tile's last S product,
 // without waiting for anything of this tile, so the wait cannot deadlock.
-// In a tail launch (kTail) it walks this CTA's pieces, each with its Q.
+// It walks the CTA's TileWalk, as the consumers do.
 template <class Cfg, bool kEarlyQ, bool kTail>
 __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtensorMap* tmap_q,
                                             const CUtensorMap* tmap_k, const CUtensorMap* tmap_v,
@@ -721,40 +751,21 @@ __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtens
     }
     ++kv_iter;
   };
-  if constexpr (kTail) {
-    for (int i = 0; i < kMaxCtaPieces; ++i) {
-      const TailPiece tp = TailAt(ta, blockIdx.x * kMaxCtaPieces + i);
-      if (tp.pieces == 0) break;
-      if (tp.it_begin == tp.it_end) continue;
-      const TileCoord tc = UnitTile(tp.unit, tp.sub, p);
-      const int n_blocks = KvBlocks<Cfg::kBlockN, Cfg::kRows>(tc.m_tile * Cfg::kRows, p);
-      load_q(tc, tc.m_tile * Cfg::kRows);
-      for (int it = tp.it_begin; it < tp.it_end; ++it) load_kv(tc, n_blocks - 1 - it);
-    }
-  } else {
-    bool q_loaded = false;  // this tile's Q went out early, during the previous tile
-    for (int unit = blockIdx.x; unit < p.whole_units; unit += gridDim.x) {
-      const int tiles = TilesInUnit(unit, p);
-      for (int sub = 0; sub < tiles; ++sub) {
-        const TileCoord tc = UnitTile(unit, sub, p);
-        const int m0 = tc.m_tile * Cfg::kRows;
-        const int n_blocks = KvBlocks<Cfg::kBlockN, Cfg::kRows>(m0, p);
-        if (n_blocks == 0) continue;
-        if (!q_loaded) load_q(tc, m0);
-        q_loaded = false;
-        for (int it = 0; it < n_blocks; ++it) {
-          load_kv(tc, n_blocks - 1 - it);
-          if (kEarlyQ && it == 0) {
-            int next_unit, next_sub;
-            if (NextTile(unit, sub, tiles, p.whole_units, &next_unit, &next_sub)) {
-              const TileCoord next = UnitTile(next_unit, next_sub, p);
-              const int next_m0 = next.m_tile * Cfg::kRows;
-              if (KvBlocks<Cfg::kBlockN, Cfg::kRows>(next_m0, p) > 0) {
-                load_q(next, next_m0);
-                q_loaded = true;
-              }
-            }
-          }
+  TileWalk<Cfg::kBlockN, Cfg::kRows, kTail> walk(p, ta);
+  WorkTile t;
+  bool q_loaded = false;  // this tile's Q went out early, during the previous tile
+  while (walk.Next(&t)) {
+    if (t.it_begin == t.it_end) continue;
+    if (!q_loaded) load_q(t.tc, t.tc.m_tile * Cfg::kRows);
+    q_loaded = false;
+    for (int it = t.it_begin; it < t.it_end; ++it) {
+      load_kv(t.tc, t.n_blocks - 1 - it);
+      if (kEarlyQ && it == t.it_begin) {
+        TileWalk<Cfg::kBlockN, Cfg::kRows, kTail> ahead = walk;
+        WorkTile next;
+        if (ahead.Next(&next) && next.it_begin < next.it_end) {
+          load_q(next.tc, next.tc.m_tile * Cfg::kRows);
+          q_loaded = true;
         }
       }
     }
@@ -982,8 +993,8 @@ __device__ __forceinline__ bool ConsumerAny(int consumer, bool pred) {
   return __any_sync(0xffffffffu, any != 0);
 }
 
-// atomicAdd and a plain store by the threads whose `pred` is set, as
-// predicated instructions (no branch, for the reason above).
+// atomicAdd by the threads whose `pred` is set, as a predicated instruction
+// (no branch, for the reason above).
 __device__ __forceinline__ int AtomicAddIf(bool pred, int* ptr, int value) {
   int old;
   asm volatile(
@@ -993,12 +1004,6 @@ __device__ __forceinline__ int AtomicAddIf(bool pred, int* ptr, int value) {
       : "l"(ptr), "r"(value), "r"(static_cast<uint32_t>(pred))
       : "memory");
   return old;
-}
-__device__ __forceinline__ void StoreS32If(bool pred, int* ptr, int value) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %2, 0;\n@p st.global.s32 [%0], %1;\n}\n" ::"l"(ptr),
-      "r"(value), "r"(static_cast<uint32_t>(pred))
-      : "memory");
 }
 
 // The end of one consumer's rows of a piece of a split tile (tail launch). The
@@ -1033,7 +1038,6 @@ __device__ __forceinline__ bool FinishPiece(float (&o_acc)[Cfg::kD / 2], float (
   int* counter = ta.counters + w.tile * kConsumers + cl.consumer;
   const int done = AtomicAddIf(t == 0, counter, 1);
   if (!ConsumerAny(cl.consumer, t == 0 && done == w.pieces - 1)) return false;
-  StoreS32If(t == 0, counter, 0);  // every piece has counted: ready for the next launch
   __threadfence();
   float m[2] = {-INFINITY, -INFINITY};
   for (int i = 0; i < w.pieces; ++i) {
@@ -1117,22 +1121,69 @@ __device__ __forceinline__ void StoreEmptyTile(const TileCoord& tc, const Consum
   }
 }
 
-// d = 64: the softmax after both products of a block (at d = 64 the
-// exponentials bound the kernel, and overlapping them with the consumer's own
-// P V measured slower). kConsumers warpgroups of 64 rows; three pass the turn
-// round 0 -> 1 -> 2 -> 0. kTail: the tail launch (TailArgs).
-template <int D, bool kBf16, int kConsumers, bool kTail>
+// The pingpong: consumer warpgroups take turns issuing their matrix
+// products on named barriers 1..kConsumers (turn passed 0 -> 1 [-> 2] -> 0),
+// so one's softmax runs while the others' products keep the tensor cores
+// busy; each barrier counts the waiting warpgroup and the one handing over.
+// The barrier ids are immediates: passed in a register, they made ptxas
+// rebuild the wgmma descriptors in every thread (the loop grew by 30%).
+template <int kConsumers>
+__device__ __forceinline__ void WaitTurn(int consumer) {
+  if (consumer == 0) {
+    asm volatile("bar.sync 1, 256;\n" ::: "memory");
+  } else if (kConsumers == 2 || consumer == 1) {
+    asm volatile("bar.sync 2, 256;\n" ::: "memory");
+  } else {
+    asm volatile("bar.sync 3, 256;\n" ::: "memory");
+  }
+}
+
+template <int kConsumers>
+__device__ __forceinline__ void PassTurn(int consumer) {
+  if (consumer == kConsumers - 1) {
+    asm volatile("bar.arrive 1, 256;\n" ::: "memory");
+  } else if (kConsumers == 2 || consumer == 0) {
+    asm volatile("bar.arrive 2, 256;\n" ::: "memory");
+  } else {
+    asm volatile("bar.arrive 3, 256;\n" ::: "memory");
+  }
+}
+
+// The kernel: warpgroup 0 the producer, kConsumers consumer warpgroups of 64
+// query rows each. Per tile, a consumer issues S of the first key block, then
+// for every next block S of that block with P V of the previous one behind
+// it, and the softmax of the new S while P V runs.
+//  - d >= 128: the softmax overlaps the consumer's own P V (ptxas is kept
+//    from hoisting the wait for P V above it).
+//  - d = 64: the softmax after both products (the exponentials bound the
+//    kernel there, and the overlap measured slower); three consumers
+//    (192-row tiles) or two.
+// kTail: the tail launch (TailArgs).
+template <int D, int kBlockN, bool kBf16, int kConsumers, bool kTail>
 __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
-    AttentionFwdSerialSoftmaxKernel(const __grid_constant__ CUtensorMap tmap_q,
-                                    const __grid_constant__ CUtensorMap tmap_k,
-                                    const __grid_constant__ CUtensorMap tmap_v,
-                                    const __grid_constant__ CUtensorMap tmap_o, const FwdParams p,
-                                    const __grid_constant__ TailArgs<kTail> ta) {
-  constexpr int kBlockN = 128;
+    AttentionFwdKernel(const __grid_constant__ CUtensorMap tmap_q,
+                       const __grid_constant__ CUtensorMap tmap_k,
+                       const __grid_constant__ CUtensorMap tmap_v,
+                       const __grid_constant__ CUtensorMap tmap_o, const FwdParams p,
+                       const __grid_constant__ TailArgs<kTail> ta) {
   using Cfg = TileConfig<D, kBlockN, 64 * kConsumers>;
-  static_assert(Cfg::kOwnOBuffer, "this kernel releases Q after its last product");
   constexpr int kStages = Cfg::kStages;
   constexpr int kQStages = Cfg::kQStages;
+  constexpr bool kSerialSoftmax = D == 64;
+  // d = 128 keeps its Q rows in registers (32 per thread) for the S
+  // products: Q is read from shared memory once per tile instead of once per
+  // block, and its buffer comes free as soon as it is read. Measured 2-4%
+  // faster on long inputs run back to back, at a higher clock for the same
+  // power. d = 256 has no registers to spare (O alone takes 128).
+  constexpr bool kQRegs = D == 128;
+  // With two Q buffers the producer issues the next tile's Q early (measured
+  // 2% faster at s <= 1024 and 1% at s >= 4096 than after the tile's last
+  // K/V block; for d = 64 it measured 1% slower, so that kernel keeps the
+  // late Q).
+  constexpr bool kEarlyQ = !kSerialSoftmax && kQStages == 2 && Cfg::kOwnOBuffer && !kTail;
+  // Where O has a buffer of its own and Q is read from shared memory, the Q
+  // buffer is released once the tile's last S product has completed.
+  constexpr bool kReleaseQAfterS = Cfg::kOwnOBuffer && !kQRegs;
 
   extern __shared__ __align__(1024) uint8_t smem_raw[];
   const SmemMap<Cfg> sm(smem_raw);
@@ -1142,7 +1193,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
 
   if (warpgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n" ::: "memory");
-    if (threadIdx.x == 0) RunProducer<Cfg, false, kTail>(sm, &tmap_q, &tmap_k, &tmap_v, p, ta);
+    if (threadIdx.x == 0) RunProducer<Cfg, kEarlyQ, kTail>(sm, &tmap_q, &tmap_k, &tmap_v, p, ta);
     return;
   }
 
@@ -1157,177 +1208,8 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n" ::: "memory");
   }
   const int consumer = warpgroup - 1;
-
-  // Pingpong: the consumer warpgroups take turns issuing their matrix
-  // products on named barriers 1..kConsumers, so one's softmax runs while the
-  // others' products keep the tensor cores busy; each barrier counts the
-  // waiting warpgroup and the one handing over. The last lets consumer 0 go
-  // first.
-  auto wait_turn = [&]() {
-    asm volatile("bar.sync %0, 256;\n" ::"r"(1 + consumer) : "memory");
-  };
-  auto pass_turn = [&]() {
-    asm volatile("bar.arrive %0, 256;\n" ::"r"(1 + (consumer + 1) % kConsumers) : "memory");
-  };
-  if (consumer == kConsumers - 1) pass_turn();
-
-  int kv_iter = 0;
-  int q_iter = 0;
-  // Units round-robin up to p.whole_units, their tiles whole; in the tail
-  // launch, this CTA's pieces instead. One loop with the tile's code inline
-  // for both: as a lambda, the two-consumer kernel's loop was scheduled
-  // differently and ran 2-5% slower (s5-run07).
-  for (int w = kTail ? 0 : blockIdx.x; kTail ? w < kMaxCtaPieces : w < p.whole_units;
-       w += kTail ? 1 : gridDim.x) {
-    TailPiece piece{};
-    if constexpr (kTail) {
-      piece = TailAt(ta, blockIdx.x * kMaxCtaPieces + w);
-      if (piece.pieces == 0) break;
-    }
-    const int tiles = kTail ? 1 : TilesInUnit(w, p);
-    for (int sub = 0; sub < tiles; ++sub) {
-      const TileCoord tc = kTail ? UnitTile(piece.unit, piece.sub, p) : UnitTile(w, sub, p);
-      const int n_blocks = KvBlocks<kBlockN, Cfg::kRows>(tc.m_tile * Cfg::kRows, p);
-      // Key blocks it_begin .. it_end - 1 of the tile's n_blocks.
-      const int it_begin = kTail ? piece.it_begin : 0;
-      const int it_end = kTail ? piece.it_end : n_blocks;
-      const int m0 = tc.m_tile * Cfg::kRows;
-      const ConsumerLane cl(consumer, m0);
-
-      float o_acc[D / 2];
-#pragma unroll
-      for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.f;
-      float row_max[2] = {-INFINITY, -INFINITY};
-      float row_sum[2] = {0.f, 0.f};
-      const int qs = q_iter % kQStages;
-
-      if (it_begin < it_end) {
-        MbarWait(sm.q_full + 8 * qs, (q_iter / kQStages) & 1);
-        ++q_iter;
-        float s_acc[kBlockN / 2];
-        uint32_t p_frag[kBlockN / 4];
-        float correction[2];
-
-        int s = kv_iter % kStages;
-        MbarWait(sm.k_full + 8 * s, (kv_iter / kStages) & 1);
-        wait_turn();
-        IssueQk<Cfg, kBf16>(s_acc, sm, qs, consumer, s);
-        pass_turn();
-        WgmmaWait<0>();
-        FenceRegs(s_acc);
-        if (cl.lane == 0) {
-          MbarArrive(sm.k_empty + 8 * s);
-          if (it_end - it_begin == 1) MbarArrive(sm.q_empty + 8 * qs);
-        }
-        const int n_first = n_blocks - 1 - it_begin;
-        if (NeedsMask<kBlockN>(n_first, m0, p)) MaskScores<kBlockN>(s_acc, n_first, cl, p);
-        SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, p.scale_log2);
-        ToP<kBlockN, kBf16>(s_acc, p_frag);
-
-        // Steady state: S of block it is issued, then P V of block it-1
-        // behind it; the softmax of block it follows both.
-        for (int it = it_begin + 1; it < it_end; ++it) {
-          const int s_next = (kv_iter + 1) % kStages;
-          MbarWait(sm.k_full + 8 * s_next, ((kv_iter + 1) / kStages) & 1);
-          MbarWait(sm.v_full + 8 * s, (kv_iter / kStages) & 1);
-          wait_turn();
-          IssueQk<Cfg, kBf16>(s_acc, sm, qs, consumer, s_next);
-          FenceRegs(o_acc);
-          IssuePv<Cfg, kBf16>(o_acc, p_frag, sm, s);
-          pass_turn();
-          WgmmaWait<1>();
-          FenceRegs(s_acc);
-          if (cl.lane == 0) {
-            MbarArrive(sm.k_empty + 8 * s_next);
-            if (it == it_end - 1) MbarArrive(sm.q_empty + 8 * qs);
-          }
-          const int n = n_blocks - 1 - it;
-          if (NeedsMask<kBlockN>(n, m0, p)) MaskScores<kBlockN>(s_acc, n, cl, p);
-          SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, p.scale_log2);
-          WgmmaWait<0>();
-          FenceRegs(o_acc);
-          if (cl.lane == 0) MbarArrive(sm.v_empty + 8 * s);
-          RescaleO<D>(o_acc, correction);
-          ToP<kBlockN, kBf16>(s_acc, p_frag);
-          ++kv_iter;
-          s = s_next;
-        }
-        MbarWait(sm.v_full + 8 * s, (kv_iter / kStages) & 1);
-        wait_turn();
-        FenceRegs(o_acc);
-        IssuePv<Cfg, kBf16>(o_acc, p_frag, sm, s);
-        pass_turn();
-        WgmmaWait<0>();
-        FenceRegs(o_acc);
-        if (cl.lane == 0) MbarArrive(sm.v_empty + 8 * s);
-        ++kv_iter;
-        EndTile<Cfg, kBf16, kConsumers>(o_acc, row_max, row_sum, piece, tc, m0, cl, sm, qs, &tmap_o,
-                                        p, ta);
-      } else {
-        StoreEmptyTile<D, kBf16>(tc, cl, p);
-      }
-    }
-  }
-  // The last stores must be done before the CTA's shared memory goes away.
-  if (threadIdx.x % 128 == 0) BulkWait();
-  // Consume the last consumer's final hand-over so no arrival is left pending.
-  if (consumer == 0) wait_turn();
-}
-
-// d >= 128: two consumers, each overlapping the softmax of block it with its
-// own P V product of block it-1.
-template <int D, int kBlockN, bool kBf16, bool kTail>
-__global__ void __launch_bounds__(kThreads, 1)
-    AttentionFwdKernel(const __grid_constant__ CUtensorMap tmap_q,
-                       const __grid_constant__ CUtensorMap tmap_k,
-                       const __grid_constant__ CUtensorMap tmap_v,
-                       const __grid_constant__ CUtensorMap tmap_o, const FwdParams p,
-                       const __grid_constant__ TailArgs<kTail> ta) {
-  using Cfg = TileConfig<D, kBlockN>;
-  constexpr int kStages = Cfg::kStages;
-  constexpr int kQStages = Cfg::kQStages;
-  // With two Q buffers the producer issues the next tile's Q early (measured
-  // 2% faster at s <= 1024 and 1% at s >= 4096 than after the tile's last
-  // K/V block; for d = 64 it measured 1% slower, so that kernel keeps the
-  // late Q).
-  constexpr bool kEarlyQ = kQStages == 2 && Cfg::kOwnOBuffer;
-
-  extern __shared__ __align__(1024) uint8_t smem_raw[];
-  const SmemMap<Cfg> sm(smem_raw);
-  const int warpgroup = threadIdx.x / 128;
-  if (threadIdx.x == 0) sm.InitBarriers(8);
-  __syncthreads();
-
-  if (warpgroup == 0) {
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n" ::: "memory");
-    if (threadIdx.x == 0) {
-      RunProducer<Cfg, kEarlyQ && !kTail, kTail>(sm, &tmap_q, &tmap_k, &tmap_v, p, ta);
-    }
-    return;
-  }
-
-  // Paid exactly by the producer's decrease: 128 x (168 - 24) = 2 x 128 x (240 - 168).
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n" ::: "memory");
-  const int consumer = warpgroup - 1;
-
-  // Pingpong as in the d = 64 kernel, with the barrier ids as immediates:
-  // passed in a register, they made ptxas rebuild the wgmma descriptors in
-  // every thread (the loop grew by 30%).
-  auto wait_turn = [&]() {
-    if (consumer == 0) {
-      asm volatile("bar.sync 1, 256;\n" ::: "memory");
-    } else {
-      asm volatile("bar.sync 2, 256;\n" ::: "memory");
-    }
-  };
-  auto pass_turn = [&]() {
-    if (consumer == 0) {
-      asm volatile("bar.arrive 2, 256;\n" ::: "memory");
-    } else {
-      asm volatile("bar.arrive 1, 256;\n" ::: "memory");
-    }
-  };
-  if (consumer == 1) pass_turn();
+  // The last consumer lets consumer 0 go first.
+  if (consumer == kConsumers - 1) PassTurn<kConsumers>(consumer);
 
   int kv_iter = 0;
   int q_iter = 0;  // tiles with keys done so far; this tile's Q is in buffer q_iter % kQStages
@@ -1336,85 +1218,78 @@ __global__ void __launch_bounds__(kThreads, 1)
   float s_acc[kBlockN / 2];
   uint32_t p_frag[kBlockN / 4];
   float correction[2];
-  // d = 128 keeps its Q rows in registers (32 per thread) for the S
-  // products: Q is read from shared memory once per tile instead of once per
-  // block, and its buffer comes free as soon as it is read. Measured 2-4%
-  // faster on long inputs run back to back, at a higher clock for the same
-  // power. d = 256 has no registers to spare (O alone takes 128).
-  constexpr bool kQRegs = D == 128;
   uint32_t q_frag[kQRegs ? D / 4 : 1];
-  // Units round-robin up to p.whole_units, their tiles whole; in the tail
-  // launch, this CTA's pieces instead (as in the d = 64 kernel).
-  for (int w = kTail ? 0 : blockIdx.x; kTail ? w < kMaxCtaPieces : w < p.whole_units;
-       w += kTail ? 1 : gridDim.x) {
-    TailPiece piece{};
-    if constexpr (kTail) {
-      piece = TailAt(ta, blockIdx.x * kMaxCtaPieces + w);
-      if (piece.pieces == 0) break;
+  auto issue_s = [&](int qs, int stage) {
+    if constexpr (kQRegs) {
+      IssueQkRegs<Cfg, kBf16>(s_acc, q_frag, sm, stage);
+    } else {
+      IssueQk<Cfg, kBf16>(s_acc, sm, qs, consumer, stage);
     }
-    const int tiles = kTail ? 1 : TilesInUnit(w, p);
-    for (int sub = 0; sub < tiles; ++sub) {
-      const TileCoord tc = kTail ? UnitTile(piece.unit, piece.sub, p) : UnitTile(w, sub, p);
-      const int n_blocks = KvBlocks<kBlockN>(tc.m_tile * kBlockM, p);
-      // Key blocks it_begin .. it_end - 1 of the tile's n_blocks.
-      const int it_begin = kTail ? piece.it_begin : 0;
-      const int it_end = kTail ? piece.it_end : n_blocks;
-      const int m0 = tc.m_tile * kBlockM;
-      const ConsumerLane cl(consumer, m0);
-      if (it_begin == it_end) {
-        StoreEmptyTile<D, kBf16>(tc, cl, p);
-          continue;
-      }
-      const int qs = q_iter % kQStages;
-      int s = kv_iter % kStages;
+  };
+  TileWalk<kBlockN, Cfg::kRows, kTail> walk(p, ta);
+  WorkTile t;
+  while (walk.Next(&t)) {
+    const TileCoord& tc = t.tc;
+    const int n_blocks = t.n_blocks;
+    const int it_begin = t.it_begin;
+    const int it_end = t.it_end;
+    const int m0 = tc.m_tile * Cfg::kRows;
+    const ConsumerLane cl(consumer, m0);
+    if (it_begin == it_end) {
+      StoreEmptyTile<D, kBf16>(tc, cl, p);
+      continue;
+    }
+    const int qs = q_iter % kQStages;
+    int s = kv_iter % kStages;
 #pragma unroll
-      for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.f;
-      row_max[0] = row_max[1] = -INFINITY;
-      row_sum[0] = row_sum[1] = 0.f;
-      MbarWait(sm.q_full + 8 * qs, (q_iter / kQStages) & 1);
-      if constexpr (kQRegs) {
-        LoadQFrag<Cfg>(q_frag, sm, qs, consumer);
-        MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0);
-      }
-      MbarWait(sm.k_full + 8 * s, (kv_iter / kStages) & 1);
-      wait_turn();
-      if constexpr (kQRegs) {
-        IssueQkRegs<Cfg, kBf16>(s_acc, q_frag, sm, s);
-      } else {
-        IssueQk<Cfg, kBf16>(s_acc, sm, qs, consumer, s);
-      }
-      pass_turn();
-      WgmmaWait<0>();
-      FenceRegs(s_acc);
-      MbarArriveIf(sm.k_empty + 8 * s, cl.lane == 0);
-      const int n_first = n_blocks - 1 - it_begin;
-      if (NeedsMask<kBlockN>(n_first, m0, p)) MaskScores<kBlockN>(s_acc, n_first, cl, p);
-      SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, p.scale_log2);
-      ToP<kBlockN, kBf16>(s_acc, p_frag);
+    for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.f;
+    row_max[0] = row_max[1] = -INFINITY;
+    row_sum[0] = row_sum[1] = 0.f;
+    MbarWait(sm.q_full + 8 * qs, (q_iter / kQStages) & 1);
+    if constexpr (kQRegs) {
+      LoadQFrag<Cfg>(q_frag, sm, qs, consumer);
+      MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0);
+    }
+    MbarWait(sm.k_full + 8 * s, (kv_iter / kStages) & 1);
+    WaitTurn<kConsumers>(consumer);
+    issue_s(qs, s);
+    PassTurn<kConsumers>(consumer);
+    WgmmaWait<0>();
+    FenceRegs(s_acc);
+    MbarArriveIf(sm.k_empty + 8 * s, cl.lane == 0);
+    if constexpr (kReleaseQAfterS) {
+      MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0 && it_end - it_begin == 1);
+    }
+    const int n_first = n_blocks - 1 - it_begin;
+    if (NeedsMask<kBlockN>(n_first, m0, p)) {
+      MaskScores<kBlockN>(s_acc, n_first, cl, p);
+    }
+    SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, p.scale_log2);
+    ToP<kBlockN, kBf16>(s_acc, p_frag);
 
-      // Steady state: S of block it is issued, then P V of block it-1
-      // behind it; the softmax of block it overlaps that P V product, and
-      // O is rescaled only once the product is done. Blocks that need the
-      // mask come first (highest keys); they get their own copy of the
-      // loop so that neither copy branches between issue and softmax.
-      auto step = [&](auto masked, int it) {
-        const int s_next = (kv_iter + 1) % kStages;
-        MbarWait(sm.k_full + 8 * s_next, ((kv_iter + 1) / kStages) & 1);
-        MbarWait(sm.v_full + 8 * s, (kv_iter / kStages) & 1);
-        wait_turn();
-        if constexpr (kQRegs) {
-          IssueQkRegs<Cfg, kBf16>(s_acc, q_frag, sm, s_next);
-        } else {
-          IssueQk<Cfg, kBf16>(s_acc, sm, qs, consumer, s_next);
-        }
-        FenceRegs(o_acc);
-        IssuePv<Cfg, kBf16>(o_acc, p_frag, sm, s);
-        pass_turn();
-        WgmmaWait<1>();
-        FenceRegs(s_acc);
-        MbarArriveIf(sm.k_empty + 8 * s_next, cl.lane == 0);
-        if constexpr (decltype(masked)::value) MaskScores<kBlockN>(s_acc, n_blocks - 1 - it, cl, p);
-        SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, p.scale_log2);
+    // Steady state: S of block it is issued, then P V of block it-1 behind
+    // it; the softmax of block it follows, and O is rescaled once P V is
+    // done. Blocks that need the mask come first (highest keys); they get
+    // their own copy of the loop so that neither copy branches between issue
+    // and softmax.
+    auto step = [&](auto masked, int it) {
+      const int s_next = (kv_iter + 1) % kStages;
+      MbarWait(sm.k_full + 8 * s_next, ((kv_iter + 1) / kStages) & 1);
+      MbarWait(sm.v_full + 8 * s, (kv_iter / kStages) & 1);
+      WaitTurn<kConsumers>(consumer);
+      issue_s(qs, s_next);
+      FenceRegs(o_acc);
+      IssuePv<Cfg, kBf16>(o_acc, p_frag, sm, s);
+      PassTurn<kConsumers>(consumer);
+      WgmmaWait<1>();
+      FenceRegs(s_acc);
+      MbarArriveIf(sm.k_empty + 8 * s_next, cl.lane == 0);
+      if constexpr (kReleaseQAfterS) {
+        MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0 && it == it_end - 1);
+      }
+      if constexpr (decltype(masked)::value) MaskScores<kBlockN>(s_acc, n_blocks - 1 - it, cl, p);
+      SoftmaxStep<kBlockN>(s_acc, row_max, row_sum, correction, p.scale_log2);
+      if constexpr (!kSerialSoftmax) {
         // Keep the softmax above the wait for P V: arithmetic is free to
         // move past a volatile asm.
         FenceRegs(s_acc);
@@ -1429,40 +1304,38 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (__float_as_uint(row_sum[0]) == 0xffffffffu) {
           asm volatile("nanosleep.u32 1;" ::: "memory");
         }
-        WgmmaWait<0>();
-        FenceRegs(o_acc);
-        MbarArriveIf(sm.v_empty + 8 * s, cl.lane == 0);
-        RescaleO<D>(o_acc, correction);
-        ToP<kBlockN, kBf16>(s_acc, p_frag);
-        ++kv_iter;
-        s = s_next;
-      };
-      int it = it_begin + 1;
-      for (; it < it_end && NeedsMask<kBlockN>(n_blocks - 1 - it, m0, p); ++it) {
-        step(std::true_type(), it);
       }
-      for (; it < it_end; ++it) step(std::false_type(), it);
-      // Q's last reader, the final S product, has completed (where O
-      // does not go out through Q's buffer).
-      if constexpr (Cfg::kOwnOBuffer && !kQRegs) MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0);
-
-      MbarWait(sm.v_full + 8 * s, (kv_iter / kStages) & 1);
-      wait_turn();
-      FenceRegs(o_acc);
-      IssuePv<Cfg, kBf16>(o_acc, p_frag, sm, s);
-      pass_turn();
       WgmmaWait<0>();
       FenceRegs(o_acc);
       MbarArriveIf(sm.v_empty + 8 * s, cl.lane == 0);
+      RescaleO<D>(o_acc, correction);
+      ToP<kBlockN, kBf16>(s_acc, p_frag);
       ++kv_iter;
-      EndTile<Cfg, kBf16, 2>(o_acc, row_max, row_sum, piece, tc, m0, cl, sm, qs, &tmap_o, p, ta);
-      ++q_iter;
+      s = s_next;
+    };
+    int it = it_begin + 1;
+    for (; it < it_end && NeedsMask<kBlockN>(n_blocks - 1 - it, m0, p); ++it) {
+      step(std::true_type(), it);
     }
+    for (; it < it_end; ++it) step(std::false_type(), it);
+
+    MbarWait(sm.v_full + 8 * s, (kv_iter / kStages) & 1);
+    WaitTurn<kConsumers>(consumer);
+    FenceRegs(o_acc);
+    IssuePv<Cfg, kBf16>(o_acc, p_frag, sm, s);
+    PassTurn<kConsumers>(consumer);
+    WgmmaWait<0>();
+    FenceRegs(o_acc);
+    MbarArriveIf(sm.v_empty + 8 * s, cl.lane == 0);
+    ++kv_iter;
+    EndTile<Cfg, kBf16, kConsumers>(o_acc, row_max, row_sum, t.piece, tc, m0, cl, sm, qs, &tmap_o,
+                                    p, ta);
+    ++q_iter;
   }
   // The last stores must be done before the CTA's shared memory goes away.
   if (threadIdx.x % 128 == 0) BulkWait();
-  // Consume consumer 1's last hand-over so no barrier arrival is left pending.
-  if (consumer == 0) wait_turn();
+  // Consume the last consumer's final hand-over so no arrival is left pending.
+  if (consumer == 0) WaitTurn<kConsumers>(consumer);
 }
 
 // ---------------------------------------------------------------------------
@@ -1681,59 +1554,22 @@ TailPlan PlanTail(int grid, FwdParams* p) {
   }
 }
 
-// Device memory for the split tiles: completion counters (zeroed once; each
-// launch leaves them zero) and partial results. One per device and stream
-// (launches on one stream run one after the other), grown as needed and
-// kept for the process.
-struct TailWorkspace {
-  char* base = nullptr;
-  size_t bytes = 0;
-};
-constexpr size_t kCounterBytes = 64 * 1024;
-
-template <int D, int kConsumers>
-int PrepareTail(const TailPlan& plan, cudaStream_t stream, TailArgs<true>* ta) {
-  static std::mutex mu;
-  static std::map<std::pair<int, cudaStream_t>, TailWorkspace> workspaces;
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) return kErrLaunch;
-  std::lock_guard<std::mutex> lock(mu);
-  TailWorkspace& ws = workspaces[{device, stream}];
-  // TailPiece packs tile and slot in 12 bits each (slot in the sign bits: below
-  // 2048). kMaxCtas CTAs of kMaxCtaPieces pieces stay far below both limits.
-  if (static_cast<size_t>(plan.split_tiles) * kConsumers * sizeof(int) > kCounterBytes ||
-      plan.slots >= 2048 || plan.split_tiles >= 2048) {
-    return kErrShape;
-  }
-  const size_t need =
-      kCounterBytes + static_cast<size_t>(plan.slots) * kConsumers * 128 * (D / 2 + 4) * 4;
-  if (need > ws.bytes) {
-    // cudaFree waits for the device, so no launch still uses the old memory.
-    if (ws.base != nullptr) cudaFree(ws.base);
-    ws.base = nullptr;
-    ws.bytes = 0;
-    if (cudaMalloc(&ws.base, need) != cudaSuccess) return kErrLaunch;
-    if (cudaMemset(ws.base, 0, kCounterBytes) != cudaSuccess) return kErrLaunch;
-    ws.bytes = need;
-  }
-  ta->counters = reinterpret_cast<int*>(ws.base);
-  ta->partials = reinterpret_cast<float*>(ws.base + kCounterBytes);
+// The tail launch's table, from the plan: kMaxCtaPieces per CTA.
+int FillTailTable(const TailPlan& plan, TailArgs<true>* ta) {
+  // TailPiece packs tile and slot in 12 bits each (slot in the sign bits:
+  // below 2048). kMaxCtas CTAs of kMaxCtaPieces pieces stay far below both.
+  if (plan.slots >= 2048 || plan.split_tiles >= 2048) return kErrShape;
   for (size_t i = 0; i < plan.pieces.size(); ++i) ta->table[i] = plan.pieces[i].Pack();
   return kOk;
 }
 
 // One launch of the kernel for (D, kBlockN, kConsumers), the first (whole
 // units) or the tail.
-template <int D, int kBlockN, bool kBf16, bool kSerialSoftmax, int kConsumers, bool kTail>
+template <int D, int kBlockN, bool kBf16, int kConsumers, bool kTail>
 int LaunchKernel(int grid, const CUtensorMap (&tmaps)[4], const FwdParams& params,
                  const TailArgs<kTail>& ta, cudaStream_t stream) {
   using Cfg = TileConfig<D, kBlockN, 64 * kConsumers>;
-  void (*kernel)(CUtensorMap, CUtensorMap, CUtensorMap, CUtensorMap, FwdParams, TailArgs<kTail>);
-  if constexpr (kSerialSoftmax) {
-    kernel = AttentionFwdSerialSoftmaxKernel<D, kBf16, kConsumers, kTail>;
-  } else {
-    kernel = AttentionFwdKernel<D, kBlockN, kBf16, kTail>;
-  }
+  auto* kernel = AttentionFwdKernel<D, kBlockN, kBf16, kConsumers, kTail>;
   static bool attribute_set = false;  // per instantiation; the value never changes
   if (!attribute_set) {
     if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -1747,7 +1583,7 @@ int LaunchKernel(int grid, const CUtensorMap (&tmaps)[4], const FwdParams& param
   return cudaGetLastError() == cudaSuccess ? kOk : kErrLaunch;
 }
 
-template <int D, int kBlockN, bool kBf16, bool kSerialSoftmax = false, int kConsumers = 2>
+template <int D, int kBlockN, bool kBf16, int kConsumers = 2>
 int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
   constexpr int kRows = 64 * kConsumers;
   params.num_m_tiles = static_cast<int>((params.s_q + kRows - 1) / kRows);
@@ -1774,17 +1610,32 @@ int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
   const TailPlan plan =
       PlanTail<kBlockN, kRows, MinSplitBlocks(D, kConsumers)>(grid, &params);
   if (params.whole_units > 0) {
-    const int rc = LaunchKernel<D, kBlockN, kBf16, kSerialSoftmax, kConsumers, false>(
+    const int rc = LaunchKernel<D, kBlockN, kBf16, kConsumers, false>(
         MinInt(grid, params.whole_units), tmaps, params, TailArgs<false>{}, stream);
     if (rc != kOk) return rc;
   }
   if constexpr (MinSplitBlocks(D, kConsumers) > 0) {
     if (!plan.pieces.empty()) {
       TailArgs<true> ta;
-      const int rc = PrepareTail<D, kConsumers>(plan, stream, &ta);
-      if (rc != kOk) return rc;
-      return LaunchKernel<D, kBlockN, kBf16, kSerialSoftmax, kConsumers, true>(grid, tmaps, params,
-                                                                              ta, stream);
+      if (const int rc = FillTailTable(plan, &ta); rc != kOk) return rc;
+      // The split tiles' completion counters (which the launch leaves at
+      // zero) and partial results: allocated on the stream for this call
+      // from the device's memory pool, and given back behind the launch, so
+      // nothing outlives the call and nothing waits for the device.
+      const size_t counter_bytes =
+          (static_cast<size_t>(plan.split_tiles) * kConsumers * sizeof(int) + 255) / 256 * 256;
+      const size_t bytes = counter_bytes + static_cast<size_t>(plan.slots) * kConsumers * 128 *
+                                               (D / 2 + 4) * sizeof(float);
+      void* workspace = nullptr;
+      if (cudaMallocAsync(&workspace, bytes, stream) != cudaSuccess) return kErrLaunch;
+      ta.counters = static_cast<int*>(workspace);
+      ta.partials = reinterpret_cast<float*>(static_cast<char*>(workspace) + counter_bytes);
+      int rc = cudaMemsetAsync(workspace, 0, counter_bytes, stream) == cudaSuccess ? kOk : kErrLaunch;
+      if (rc == kOk) {
+        rc = LaunchKernel<D, kBlockN, kBf16, kConsumers, true>(grid, tmaps, params, ta, stream);
+      }
+      const bool freed = cudaFreeAsync(workspace, stream) == cudaSuccess;
+      return rc != kOk ? rc : (freed ? kOk : kErrLaunch);
     }
   }
   return kOk;
@@ -1873,11 +1724,11 @@ extern "C" int attention_fwd(const KseekArgs* args, cudaStream_t stream) {
       // lengths (up to 2048), where the taller tiles waste rows and unbalance
       // the pairs.
       if (params.causal && s_q <= 2048 && s_k <= 2048) {
-        return bf16 ? LaunchFast<64, 128, true, true, 2>(args, params, stream)
-                    : LaunchFast<64, 128, false, true, 2>(args, params, stream);
+        return bf16 ? LaunchFast<64, 128, true, 2>(args, params, stream)
+                    : LaunchFast<64, 128, false, 2>(args, params, stream);
       }
-      return bf16 ? LaunchFast<64, 128, true, true, 3>(args, params, stream)
-                  : LaunchFast<64, 128, false, true, 3>(args, params, stream);
+      return bf16 ? LaunchFast<64, 128, true, 3>(args, params, stream)
+                  : LaunchFast<64, 128, false, 3>(args, params, stream);
     }
     if (d <= 128) {
       return bf16 ? LaunchFast<128, 128, true>(args, params, stream)
