@@ -55,7 +55,7 @@ void Prefer(std::optional<Trigger>* current, std::optional<Trigger> candidate) {
 
 }  // namespace
 
-AgentLoop::AgentLoop(Store* store, const Clock* clock, const QuestionBank* bank, JobRunner* jobs,
+AgentLoop::AgentLoop(SessionStore* store, const Clock* clock, const QuestionBank* bank, JobRunner* jobs,
                      std::unique_ptr<llm::LlmClient> llm, Session session, std::function<void()> on_event)
     : store_(store),
       clock_(clock),

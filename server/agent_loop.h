@@ -31,7 +31,7 @@
 #include "server/question_bank.h"
 #include "server/question_policy.h"
 #include "server/questioner.h"
-#include "server/store.h"
+#include "server/session_store.h"
 
 namespace kseek {
 
@@ -43,7 +43,7 @@ class AgentLoop {
  public:
   // `session` as stored (spec validated and complete). `bank` may be null in
   // modes human and off. `on_event` is called after each appended event.
-  AgentLoop(Store* store, const Clock* clock, const QuestionBank* bank, JobRunner* jobs,
+  AgentLoop(SessionStore* store, const Clock* clock, const QuestionBank* bank, JobRunner* jobs,
             std::unique_ptr<llm::LlmClient> llm, kernelseek::v1::Session session, std::function<void()> on_event);
 
   // The system prompt and first user message of a new session, recorded as
@@ -96,7 +96,7 @@ class AgentLoop {
   absl::Status Ask(kernelseek::v1::Trigger trigger, const QuestionToAsk& question);
   absl::Status AddHarnessMessage(const std::string& text);
 
-  Store* const store_;
+  SessionStore* const store_;
   const Clock* const clock_;
   const std::unique_ptr<llm::LlmClient> llm_;
   const std::function<void()> on_event_;

@@ -132,7 +132,7 @@ json ToolSchema(std::vector<std::pair<std::string, std::string>> string_params, 
 
 }  // namespace
 
-AgentTools::AgentTools(Store* store, JobRunner* jobs, int64_t session_id, std::string user, std::string team,
+AgentTools::AgentTools(SessionStore* store, JobRunner* jobs, int64_t session_id, std::string user, std::string team,
                        kernelseek::v1::SessionSpec spec, EventAppender append_event)
     : store_(store),
       jobs_(jobs),

@@ -29,7 +29,7 @@
 #include "server/job_runner.h"
 #include "server/llm/chat_types.h"
 #include "server/question_policy.h"
-#include "server/store.h"
+#include "server/session_store.h"
 
 namespace kseek {
 
@@ -57,7 +57,7 @@ class AgentTools {
 
   // `spec` must already be validated (SessionManager does).
   // Jobs run as the session's `user` of `team`.
-  AgentTools(Store* store, JobRunner* jobs, int64_t session_id, std::string user, std::string team,
+  AgentTools(SessionStore* store, JobRunner* jobs, int64_t session_id, std::string user, std::string team,
              kernelseek::v1::SessionSpec spec, EventAppender append_event);
 
   // Reads the workspace files and kernel versions from the store.
@@ -107,7 +107,7 @@ class AgentTools {
                                              const std::string& scenarios = "", int hotspots = 0);
   std::string GoalLine() const;
 
-  Store* const store_;
+  SessionStore* const store_;
   JobRunner* const jobs_;
   const int64_t session_id_;
   const std::string user_;

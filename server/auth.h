@@ -1,13 +1,13 @@
 // Authenticator: checks each RPC's caller: its protocol version (the
 // kseek-protocol metadata, see common/protocol.h), for workers a verified
 // client certificate when the server requires one, and the bearer token
-// against the Store.
+// against the TokenStore.
 //
 // Tokens are random (256 bits) and only their SHA-256 is stored, so a copy of
 // the database does not hand out working tokens. Every call looks its token
-// up in the Store (one indexed read) and nothing is cached, so a token revoked
-// by `kseek-server token revoke` in another process, or one that has expired,
-// fails the very next call. Thread-safe.
+// up in the TokenStore (one indexed read) and nothing is cached, so a token
+// revoked by `kseek-server token revoke` in another process, or one that has
+// expired, fails the very next call. Thread-safe.
 #ifndef KERNELSEEK_SERVER_AUTH_H_
 #define KERNELSEEK_SERVER_AUTH_H_
 
@@ -19,7 +19,7 @@
 #include "absl/strings/string_view.h"
 #include "common/clock.h"
 #include "server/caller.h"
-#include "server/store.h"
+#include "server/token_store.h"
 
 namespace kseek {
 
@@ -32,7 +32,7 @@ class Authenticator {
   // `require_worker_certificate`: worker calls must come over TLS with a
   // client certificate that the transport verified (--worker-client-ca).
   // `clock` decides when a token has expired.
-  Authenticator(Store* store, const Clock* clock, bool require_worker_certificate = false)
+  Authenticator(TokenStore* store, const Clock* clock, bool require_worker_certificate = false)
       : store_(store), clock_(clock), require_worker_certificate_(require_worker_certificate) {}
 
   // The caller's token record. FAILED_PRECONDITION when the caller speaks
@@ -47,7 +47,7 @@ class Authenticator {
   absl::StatusOr<Caller> CheckUser(const grpc::ServerContext& context);
 
  private:
-  Store* const store_;
+  TokenStore* const store_;
   const Clock* const clock_;
   const bool require_worker_certificate_;
 };

@@ -16,7 +16,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "server/store.h"
+#include "server/token_store.h"
 
 namespace kseek {
 

@@ -8,7 +8,7 @@
 // artifact's SHA-256 against the entry's on the way in and again on the way
 // out (a row that no longer matches is removed and served as a miss), bounds
 // each entry and the total (least recently used rows go first), and records
-// which worker uploaded what. Thread-safe (Store is).
+// which worker uploaded what. Thread-safe (CompileArtifactStore is).
 #ifndef KERNELSEEK_SERVER_COMPILE_ARTIFACT_CACHE_H_
 #define KERNELSEEK_SERVER_COMPILE_ARTIFACT_CACHE_H_
 
@@ -19,7 +19,7 @@
 #include "absl/status/statusor.h"
 #include "common/clock.h"
 #include "proto/kernelseek.pb.h"
-#include "server/store.h"
+#include "server/compile_artifact_store.h"
 
 namespace kseek {
 
@@ -31,7 +31,7 @@ struct CompileArtifactCacheOptions {
 
 class CompileArtifactCache {
  public:
-  CompileArtifactCache(Store* store, const Clock* clock, CompileArtifactCacheOptions options)
+  CompileArtifactCache(CompileArtifactStore* store, const Clock* clock, CompileArtifactCacheOptions options)
       : store_(store), clock_(clock), options_(options) {}
 
   // Stores `entry` from `worker`. True when stored, false when the key was
@@ -44,7 +44,7 @@ class CompileArtifactCache {
   absl::StatusOr<std::optional<kernelseek::v1::CompileCacheEntry>> Get(const std::string& key);
 
  private:
-  Store* const store_;
+  CompileArtifactStore* const store_;
   const Clock* const clock_;
   const CompileArtifactCacheOptions options_;
 };

@@ -116,7 +116,7 @@ std::string NoWorkerReason(const PropertyList& requirements, const std::vector<W
 
 }  // namespace
 
-JobQueue::JobQueue(Store* store, const Clock* clock, const ProblemCatalog* problems, JobQueueOptions options)
+JobQueue::JobQueue(JobStore* store, const Clock* clock, const ProblemCatalog* problems, JobQueueOptions options)
     : store_(store), clock_(clock), problems_(problems), options_(options) {}
 
 absl::Status JobQueue::Recover() {

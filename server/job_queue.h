@@ -1,6 +1,6 @@
 // JobQueue: the server's jobs and the leases workers hold on them.
 //
-// Jobs are persisted through Store before any call that created or changed
+// Jobs are persisted through JobStore before any call that created or changed
 // them returns, so an acknowledged job survives a crash. Leases live in memory
 // with a deadline: a worker must call Synchronize again before it; one that
 // does not loses the lease and the job is re-queued, up to max_attempts leases
@@ -40,7 +40,7 @@
 #include "proto/kernelseek.pb.h"
 #include "problem/problem_catalog.h"
 #include "server/queue_events.h"
-#include "server/store.h"
+#include "server/job_store.h"
 
 namespace kseek {
 
@@ -77,7 +77,7 @@ struct SyncResult {
 class JobQueue {
  public:
   // `problems` is what verify and bench jobs are checked against at Submit.
-  JobQueue(Store* store, const Clock* clock, const ProblemCatalog* problems, JobQueueOptions options);
+  JobQueue(JobStore* store, const Clock* clock, const ProblemCatalog* problems, JobQueueOptions options);
 
   // Loads unfinished jobs from the store after a restart. Jobs that were
   // leased keep their lease with a fresh deadline, so a worker that is still
@@ -206,7 +206,7 @@ class JobQueue {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void BumpLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { ++generation_; }
 
-  Store* const store_;
+  JobStore* const store_;
   const Clock* const clock_;
   const ProblemCatalog* const problems_;
   const JobQueueOptions options_;

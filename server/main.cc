@@ -57,9 +57,13 @@
 #include "proto/config.pb.h"
 #include "server/question_bank.h"
 #include "server/session_manager.h"
-#include "server/store.h"
+#include "server/store_file.h"
 #include "server/token_registry.h"
 #include "server/compile_artifact_cache.h"
+#include "server/compile_artifact_store.h"
+#include "server/job_store.h"
+#include "server/session_store.h"
+#include "server/token_store.h"
 #include "server/worker_hub_service.h"
 
 namespace kseek {
@@ -71,6 +75,13 @@ constexpr int kRuntimeError = 1;
 int Fail(const std::string& message, int code = kRuntimeError) {
   std::cerr << "kseek-server: " << message << "\n";
   return code;
+}
+
+// The database at `path`, migrated, and its tokens: what the token commands use.
+absl::StatusOr<std::unique_ptr<TokenStore>> OpenTokenStore(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<StoreFile>> file = StoreFile::Open(path);
+  if (!file.ok()) return file.status();
+  return TokenStore::Open(**file);
 }
 
 // The scenarios/ folder beside an installed bundle (bin/../share/scenarios) or
@@ -152,7 +163,7 @@ int TokenCreate(const std::vector<std::string>& args) {
     }
   }
 
-  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(db_path);
+  absl::StatusOr<std::unique_ptr<TokenStore>> store = OpenTokenStore(db_path);
   if (!store.ok()) return Fail(std::string(store.status().message()));
   TokenRegistry registry(store->get(), &clock);
   absl::StatusOr<CreatedToken> created = registry.Create(request);
@@ -183,7 +194,7 @@ int TokenList(const std::vector<std::string>& args) {
   if (std::optional<int> done = ParseCommandFlags(flags, args, "kseek-server")) return *done;
   if (db_path.empty()) return Fail("--db is required", kUsageError);
   if (!std::filesystem::exists(db_path)) return Fail(absl::StrCat("no database at ", db_path), kUsageError);
-  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(db_path);
+  absl::StatusOr<std::unique_ptr<TokenStore>> store = OpenTokenStore(db_path);
   if (!store.ok()) return Fail(std::string(store.status().message()));
   RealClock clock;
   absl::StatusOr<std::vector<TokenRecord>> tokens = TokenRegistry(store->get(), &clock).List(team);
@@ -226,7 +237,7 @@ int TokenRevoke(const std::vector<std::string>& args) {
     return Fail("token revoke wants one token ID, a number from `kseek-server token list`", kUsageError);
   }
   if (!std::filesystem::exists(db_path)) return Fail(absl::StrCat("no database at ", db_path), kUsageError);
-  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(db_path);
+  absl::StatusOr<std::unique_ptr<TokenStore>> store = OpenTokenStore(db_path);
   if (!store.ok()) return Fail(std::string(store.status().message()));
   RealClock clock;
   absl::StatusOr<TokenRecord> revoked = TokenRegistry(store->get(), &clock).Revoke(id, /*team=*/"", /*by=*/"");
@@ -421,8 +432,16 @@ int Serve(const std::vector<std::string>& args) {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(db_path);
-  if (!store.ok()) return Fail(std::string(store.status().message()));
+  absl::StatusOr<std::unique_ptr<StoreFile>> store_file = StoreFile::Open(db_path);
+  if (!store_file.ok()) return Fail(std::string(store_file.status().message()));
+  absl::StatusOr<std::unique_ptr<JobStore>> job_store = JobStore::Open(**store_file);
+  absl::StatusOr<std::unique_ptr<SessionStore>> session_store = SessionStore::Open(**store_file);
+  absl::StatusOr<std::unique_ptr<TokenStore>> token_store = TokenStore::Open(**store_file);
+  absl::StatusOr<std::unique_ptr<CompileArtifactStore>> artifact_store = CompileArtifactStore::Open(**store_file);
+  for (const absl::Status& s :
+       {job_store.status(), session_store.status(), token_store.status(), artifact_store.status()}) {
+    if (!s.ok()) return Fail(std::string(s.message()));
+  }
   absl::StatusOr<ProblemCatalog> problems = ProblemCatalog::Load(scenarios_dir);
   if (!problems.ok()) return Fail(absl::StrCat("loading problems: ", problems.status().message()));
   Log(absl::StrCat("problems from ", scenarios_dir, ": ",
@@ -436,8 +455,8 @@ int Serve(const std::vector<std::string>& args) {
   options.lease_timeout = absl::Seconds(lease_timeout_s);
   options.idle_poll = absl::Seconds(idle_poll_s);
   options.max_attempts = static_cast<int>(max_attempts);
-  JobQueue queue(store->get(), &clock, &*problems, options);
-  // The metrics endpoint reads the queue and the store at each scrape: it
+  JobQueue queue(job_store->get(), &clock, &*problems, options);
+  // The metrics endpoint reads the queue and the session store at each scrape: it
   // stops before they go, on every way out of this function.
   absl::Cleanup stop_metrics = [&metrics] { metrics.StopServing(); };
   if (absl::Status s = queue.Recover(); !s.ok()) return Fail(absl::StrCat("recovering jobs: ", s.message()));
@@ -451,8 +470,8 @@ int Serve(const std::vector<std::string>& args) {
               return connected;
             },
         .sessions_running =
-            [&store] {
-              absl::StatusOr<std::vector<int64_t>> ids = (*store)->RunningSessionIds();
+            [&session_store] {
+              absl::StatusOr<std::vector<int64_t>> ids = (*session_store)->RunningSessionIds();
               return ids.ok() ? static_cast<int64_t>(ids->size()) : int64_t{0};
             },
     });
@@ -483,7 +502,7 @@ int Serve(const std::vector<std::string>& args) {
       LlmEndpoints::FromText(llm_endpoints_text, llm_endpoints_path, replay_dir, llm_options, &http, &clock);
   if (!endpoints.ok()) return Fail(absl::StrCat("--llm-endpoints: ", endpoints.status().message()));
   Log(endpoints->Describe());
-  SessionManager sessions(store->get(), &clock, &*problems, bank.has_value() ? &*bank : nullptr, &job_runner,
+  SessionManager sessions(session_store->get(), &clock, &*problems, bank.has_value() ? &*bank : nullptr, &job_runner,
                           [&endpoints, &metrics, &clock](kernelseek::v1::LlmConfig* config,
                                                          const std::string& api_key)
                               -> absl::StatusOr<std::unique_ptr<llm::LlmClient>> {
@@ -497,11 +516,11 @@ int Serve(const std::vector<std::string>& args) {
                                 });
                           });
   if (absl::Status s = sessions.Recover(); !s.ok()) return Fail(absl::StrCat("resuming sessions: ", s.message()));
-  Authenticator auth(store->get(), &clock, /*require_worker_certificate=*/!tls.worker_client_ca.empty());
-  TokenRegistry tokens(store->get(), &clock);
+  Authenticator auth(token_store->get(), &clock, /*require_worker_certificate=*/!tls.worker_client_ca.empty());
+  TokenRegistry tokens(token_store->get(), &clock);
   CoordinatorService coordinator(&queue, &auth, &*problems, &sessions, &tokens);
   if (compile_cache_max_bytes < 0) return Fail("--compile-cache-max-bytes must be 0 or more", kUsageError);
-  CompileArtifactCache artifacts(store->get(), &clock,
+  CompileArtifactCache artifacts(artifact_store->get(), &clock,
                                  {.max_total_bytes = static_cast<uint64_t>(compile_cache_max_bytes)});
   WorkerHubService hub(&queue, &auth, compile_cache_max_bytes > 0 ? &artifacts : nullptr);
 

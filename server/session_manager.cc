@@ -47,7 +47,7 @@ std::string StateName(kernelseek::v1::SessionState state) {
 
 }  // namespace
 
-SessionManager::SessionManager(Store* store, const Clock* clock, const ProblemCatalog* problems,
+SessionManager::SessionManager(SessionStore* store, const Clock* clock, const ProblemCatalog* problems,
                                const QuestionBank* bank, JobRunner* jobs, LlmClientFactory llm_factory)
     : store_(store),
       clock_(clock),

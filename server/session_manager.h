@@ -27,7 +27,7 @@
 #include "server/llm/llm_client.h"
 #include "problem/problem_catalog.h"
 #include "server/question_bank.h"
-#include "server/store.h"
+#include "server/session_store.h"
 
 namespace kseek {
 
@@ -39,7 +39,7 @@ using LlmClientFactory = std::function<absl::StatusOr<std::unique_ptr<llm::LlmCl
 
 class SessionManager {
  public:
-  SessionManager(Store* store, const Clock* clock, const ProblemCatalog* problems, const QuestionBank* bank,
+  SessionManager(SessionStore* store, const Clock* clock, const ProblemCatalog* problems, const QuestionBank* bank,
                  JobRunner* jobs, LlmClientFactory llm_factory);
   ~SessionManager();
 
@@ -101,7 +101,7 @@ class SessionManager {
   absl::Status Launch(const kernelseek::v1::Session& session, const std::string& api_key);
   void Bump();
 
-  Store* const store_;
+  SessionStore* const store_;
   const Clock* const clock_;
   const ProblemCatalog* const problems_;
   const QuestionBank* const bank_;

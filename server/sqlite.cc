@@ -32,6 +32,12 @@ void CallTextFunction(sqlite3_context* context, int argc, sqlite3_value** argv) 
   sqlite3_result_text(context, result.data(), static_cast<int>(result.size()), SQLITE_TRANSIENT);
 }
 
+// What to check when the file or its folder cannot be written.
+std::string WritableHint(const std::string& path) {
+  return absl::StrCat(" (the file and its folder must be writable: SQLite keeps ", path, "-wal and ", path,
+                      "-shm beside it)");
+}
+
 }  // namespace
 
 Statement::~Statement() {
@@ -109,7 +115,7 @@ std::string Statement::ColumnBytes(int index) const {
   return std::string(static_cast<const char*>(data), size);
 }
 
-absl::StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path) {
+absl::StatusOr<std::unique_ptr<Database>> Database::Connect(const std::string& path) {
   // SQLite would create a missing file 0644 (and gives -wal and -shm the
   // file's mode), so it is created 0600 here first.
   struct stat info {};
@@ -137,15 +143,21 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path
         "database ", path, " is read-only for this process; the server writes it (check the file's permissions)"));
   }
   sqlite3_busy_timeout(raw, 5000);
-  const std::string hint = absl::StrCat(" (the file and its folder must be writable: SQLite keeps ", path,
-                                        "-wal and ", path, "-shm beside it)");
   // WAL with synchronous=NORMAL: a committed transaction survives a crash of
   // this process (kill -9); only an OS crash or power loss can drop the last
   // few, which keeps commits cheap enough for thousands of jobs a second.
   if (absl::Status s = db->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
       !s.ok()) {
-    return absl::FailedPreconditionError(absl::StrCat("cannot set up database ", path, ": ", s.message(), hint));
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot set up database ", path, ": ", s.message(), WritableHint(path)));
   }
+  return db;
+}
+
+absl::StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<Database>> connected = Connect(path);
+  if (!connected.ok()) return connected.status();
+  std::unique_ptr<Database> db = *std::move(connected);
   if (absl::Status s = db->CheckIntegrity(); !s.ok()) {
     return absl::FailedPreconditionError(
         absl::StrCat("database ", path, " is damaged: ", s.message(), "; restore it from a backup"));
@@ -156,7 +168,8 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path
         return db->Exec("CREATE TABLE kseek_write_probe (x); DROP TABLE kseek_write_probe;");
       });
       !s.ok()) {
-    return absl::FailedPreconditionError(absl::StrCat("cannot write database ", path, ": ", s.message(), hint));
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot write database ", path, ": ", s.message(), WritableHint(path)));
   }
   return db;
 }

@@ -2,7 +2,7 @@
 // (one connection, with a cache of its prepared statements), Statement (one
 // prepared statement: checked binds, typed getters) and Transaction. Errors
 // come back as absl::Status with SQLite's message and the SQL. None of them
-// is thread-safe; Store serialises access.
+// is thread-safe; each store serialises access to its own Database.
 #ifndef KERNELSEEK_SERVER_SQLITE_H_
 #define KERNELSEEK_SERVER_SQLITE_H_
 
@@ -93,6 +93,10 @@ class Database {
   // read-only, is not a database, fails PRAGMA integrity_check, or cannot be
   // written (a committed probe transaction; e.g. its folder is not writable).
   static absl::StatusOr<std::unique_ptr<Database>> Open(const std::string& path);
+  // Another connection to a file that Open has checked: the same mode,
+  // pragmas and busy timeout, and the read-only refusal, without the
+  // integrity check (which reads the whole file) and the write probe.
+  static absl::StatusOr<std::unique_ptr<Database>> Connect(const std::string& path);
   ~Database();
 
   // A fresh statement, finalized when the Statement goes.

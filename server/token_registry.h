@@ -1,8 +1,8 @@
 // TokenRegistry: makes, lists and revokes API tokens, for the server
 // operator (kseek-server token, any team and worker tokens) and for a team
 // admin (the Coordinator's token RPCs, its own team). Checks names, roles and
-// expiry; the Store keeps the records (only a token's SHA-256). Thread-safe;
-// owns nothing.
+// expiry; the TokenStore keeps the records (only a token's SHA-256).
+// Thread-safe; owns nothing.
 #ifndef KERNELSEEK_SERVER_TOKEN_REGISTRY_H_
 #define KERNELSEEK_SERVER_TOKEN_REGISTRY_H_
 
@@ -14,7 +14,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
-#include "server/store.h"
+#include "server/token_store.h"
 
 namespace kseek {
 
@@ -46,16 +46,16 @@ struct CreatedToken {
 
 class TokenRegistry {
  public:
-  TokenRegistry(Store* store, const Clock* clock) : store_(store), clock_(clock) {}
+  TokenRegistry(TokenStore* store, const Clock* clock) : store_(store), clock_(clock) {}
 
   absl::StatusOr<CreatedToken> Create(const TokenRequest& request);
   // `team` empty: every token.
   absl::StatusOr<std::vector<TokenRecord>> List(const std::string& team);
-  // See Store::RevokeToken; a revoked token fails its next call.
+  // See TokenStore::RevokeToken; a revoked token fails its next call.
   absl::StatusOr<TokenRecord> Revoke(int64_t id, const std::string& team, const std::string& by);
 
  private:
-  Store* const store_;
+  TokenStore* const store_;
   const Clock* const clock_;
 };
 

@@ -34,7 +34,10 @@
 #include "server/auth.h"
 #include "server/compile_artifact_cache.h"
 #include "server/job_queue.h"
-#include "server/store.h"
+#include "server/compile_artifact_store.h"
+#include "server/job_store.h"
+#include "server/store_file.h"
+#include "server/token_store.h"
 #include "server/worker_hub_service.h"
 #include "tests/testing/temp_dir.h"
 #include "worker/compile_cache.h"
@@ -46,22 +49,26 @@ namespace {
 
 using kernelseek::v1::JobSpec;
 
-// A server with only what the compile cache needs: the store, worker auth,
+// A server with only what the compile cache needs: the stores, worker auth,
 // WorkerHub with the artifact cache.
 struct Server {
   testing::TempDir dir;
   RealClock clock;
-  std::unique_ptr<Store> store = *Store::Open(dir.File("bench.db"));
+  std::unique_ptr<StoreFile> file = *StoreFile::Open(dir.File("bench.db"));
+  std::unique_ptr<JobStore> job_store = *JobStore::Open(*file);
+  std::unique_ptr<TokenStore> token_store = *TokenStore::Open(*file);
+  std::unique_ptr<CompileArtifactStore> artifact_store = *CompileArtifactStore::Open(*file);
   ProblemCatalog problems;
-  JobQueue queue{store.get(), &clock, &problems, JobQueueOptions{}};
-  Authenticator auth{store.get(), &clock};
-  CompileArtifactCache artifacts{store.get(), &clock, {}};
+  JobQueue queue{job_store.get(), &clock, &problems, JobQueueOptions{}};
+  Authenticator auth{token_store.get(), &clock};
+  CompileArtifactCache artifacts{artifact_store.get(), &clock, {}};
   WorkerHubService hub{&queue, &auth, &artifacts};
   std::unique_ptr<grpc::Server> server;
   std::string worker_token = *NewToken(TokenKind::kWorker);
   std::unique_ptr<kernelseek::v1::WorkerHub::Stub> stub;
   Server() {
-    store->AddToken({.kind = TokenKind::kWorker, .name = "bench", .created_at = absl::Now()}, Sha256Hex(worker_token))
+    token_store
+        ->AddToken({.kind = TokenKind::kWorker, .name = "bench", .created_at = absl::Now()}, Sha256Hex(worker_token))
         .IgnoreError();
     grpc::ServerBuilder builder;
     int port = 0;

@@ -29,7 +29,9 @@
 #include "server/auth.h"
 #include "server/coordinator_service.h"
 #include "server/job_queue.h"
-#include "server/store.h"
+#include "server/job_store.h"
+#include "server/store_file.h"
+#include "server/token_store.h"
 #include "server/worker_hub_service.h"
 #include "tests/testing/temp_dir.h"
 #include "worker/worker_loop.h"
@@ -72,10 +74,12 @@ JobSpec TrivialSpec(int n) {
 struct Stack {
   testing::TempDir dir;
   RealClock clock;
-  std::unique_ptr<Store> store = *Store::Open(dir.File("bench.db"));
+  std::unique_ptr<StoreFile> file = *StoreFile::Open(dir.File("bench.db"));
+  std::unique_ptr<JobStore> job_store = *JobStore::Open(*file);
+  std::unique_ptr<TokenStore> token_store = *TokenStore::Open(*file);
   ProblemCatalog problems;  // trivial compile jobs need none
-  JobQueue queue{store.get(), &clock, &problems, JobQueueOptions{}};
-  Authenticator auth{store.get(), &clock};
+  JobQueue queue{job_store.get(), &clock, &problems, JobQueueOptions{}};
+  Authenticator auth{token_store.get(), &clock};
   CoordinatorService coordinator{&queue, &auth, &problems};
   WorkerHubService hub{&queue, &auth};
   std::unique_ptr<grpc::Server> server;
@@ -84,11 +88,13 @@ struct Stack {
   std::string worker_token = *NewToken(TokenKind::kWorker);
 
   Stack() {
-    store->AddToken({.kind = TokenKind::kUser, .name = "bench", .team = kDefaultTeam, .role = Role::kMember,
-                     .created_at = absl::Now()},
-                    Sha256Hex(user_token))
+    token_store
+        ->AddToken({.kind = TokenKind::kUser, .name = "bench", .team = kDefaultTeam, .role = Role::kMember,
+                    .created_at = absl::Now()},
+                   Sha256Hex(user_token))
         .IgnoreError();
-    store->AddToken({.kind = TokenKind::kWorker, .name = "bench", .created_at = absl::Now()}, Sha256Hex(worker_token))
+    token_store
+        ->AddToken({.kind = TokenKind::kWorker, .name = "bench", .created_at = absl::Now()}, Sha256Hex(worker_token))
         .IgnoreError();
     grpc::ServerBuilder builder;
     int port = 0;
@@ -197,7 +203,7 @@ void Throughput(int worker_count, int jobs) {
   {
     Workers workers(stack, &executor, worker_count);
     while (true) {
-      auto unfinished = stack.store->LoadUnfinishedJobs();
+      auto unfinished = stack.job_store->LoadUnfinishedJobs();
       if (unfinished.ok() && unfinished->empty()) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
@@ -206,7 +212,7 @@ void Throughput(int worker_count, int jobs) {
   auto runs = executor.runs();
   int duplicated = 0;
   for (const auto& [source, count] : runs) duplicated += count > 1;
-  auto listed = stack.store->ListJobs({.team = kDefaultTeam, .limit = jobs + 1});
+  auto listed = stack.job_store->ListJobs({.team = kDefaultTeam, .limit = jobs + 1});
   int succeeded = 0;
   if (listed.ok()) {
     for (const auto& job : *listed) succeeded += job.state() == kernelseek::v1::JOB_STATE_SUCCEEDED;

@@ -45,7 +45,8 @@
 #include "common/subprocess.h"
 #include "common/version.h"
 #include "proto/kernelseek.grpc.pb.h"
-#include "server/store.h"
+#include "server/job_store.h"
+#include "server/store_file.h"
 #include "tests/testing/process.h"
 #include "tests/testing/temp_dir.h"
 
@@ -450,7 +451,9 @@ int Run(const Options& options) {
   // What the server's database says, read after it stopped.
   std::map<std::string, v1::Job> stored;
   {
-    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(db);
+    absl::StatusOr<std::unique_ptr<StoreFile>> file = StoreFile::Open(db);
+    absl::StatusOr<std::unique_ptr<JobStore>> store =
+        file.ok() ? JobStore::Open(**file) : absl::StatusOr<std::unique_ptr<JobStore>>(file.status());
     if (!store.ok()) {
       std::cerr << "kseek-soak-bench: cannot read the database: " << store.status() << "\n";
       return 1;

@@ -6,6 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "server/session_store.h"
+#include "tests/server/open_store.h"
 #include "tests/server/session_fakes.h"
 #include "tests/testing/temp_dir.h"
 
@@ -21,7 +23,7 @@ struct Fixture {
   // session spec before the tools are made.
   explicit Fixture(JobRunner* runner = nullptr,
                    const std::function<void(kernelseek::v1::SessionSpec*)>& adjust = {}) {
-    store = *Store::Open(dir.File("kseek.db"));
+    store = testing::OpenStore<SessionStore>(dir.File("kseek.db"));
     spec.set_problem("attention_fwd");
     spec.set_arch("sm_90a");
     spec.set_kernel_name("naive.cu");
@@ -55,7 +57,7 @@ struct Fixture {
   }
 
   kseek::testing::TempDir dir;
-  std::unique_ptr<Store> store;
+  std::unique_ptr<SessionStore> store;
   kernelseek::v1::SessionSpec spec;
   int64_t id = 0;
   CannedJobRunner jobs{{0.8, 1.2}};

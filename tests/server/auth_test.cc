@@ -4,6 +4,8 @@
 
 #include "common/clock.h"
 #include "server/token_registry.h"
+#include "server/token_store.h"
+#include "tests/server/open_store.h"
 #include "tests/testing/temp_dir.h"
 
 namespace kseek {
@@ -12,7 +14,7 @@ namespace {
 TEST_CASE("a token revoked through another connection to the database fails the very next check") {
   testing::TempDir dir;
   FakeClock clock;
-  auto serving = *Store::Open(dir.File("db.sqlite"));
+  auto serving = testing::OpenStore<TokenStore>(dir.File("db.sqlite"));
   Authenticator auth(serving.get(), &clock);
   CreatedToken ana = TokenRegistry(serving.get(), &clock).Create({.name = "ana", .team = "blue"}).value();
   // The check that would have filled a cache.
@@ -24,7 +26,7 @@ TEST_CASE("a token revoked through another connection to the database fails the 
 
   {
     // As `kseek-server token revoke` does, in its own process.
-    auto operator_store = *Store::Open(dir.File("db.sqlite"));
+    auto operator_store = testing::OpenStore<TokenStore>(dir.File("db.sqlite"));
     REQUIRE(TokenRegistry(operator_store.get(), &clock).Revoke(ana.record.id, "", "").ok());
   }
   auto after = auth.CheckToken(ana.token, TokenKind::kUser);
@@ -35,7 +37,7 @@ TEST_CASE("a token revoked through another connection to the database fails the 
 TEST_CASE("a token stops working when it expires") {
   testing::TempDir dir;
   FakeClock clock;
-  auto store = *Store::Open(dir.File("db.sqlite"));
+  auto store = testing::OpenStore<TokenStore>(dir.File("db.sqlite"));
   Authenticator auth(store.get(), &clock);
   TokenRegistry registry(store.get(), &clock);
   CreatedToken worker = registry.Create({.kind = TokenKind::kWorker, .name = "gpu-1", .expires = "12h"}).value();
@@ -50,7 +52,7 @@ TEST_CASE("a token stops working when it expires") {
 TEST_CASE("an unknown token and a token of the other kind are refused") {
   testing::TempDir dir;
   FakeClock clock;
-  auto store = *Store::Open(dir.File("db.sqlite"));
+  auto store = testing::OpenStore<TokenStore>(dir.File("db.sqlite"));
   Authenticator auth(store.get(), &clock);
   CreatedToken viewer =
       TokenRegistry(store.get(), &clock).Create({.name = "vic", .team = "blue", .role = Role::kViewer}).value();

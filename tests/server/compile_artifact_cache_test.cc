@@ -5,7 +5,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "problem/problem_digest.h"
+#include "server/compile_artifact_store.h"
 #include "server/sqlite.h"
+#include "tests/server/open_store.h"
 #include "tests/testing/temp_dir.h"
 
 namespace kseek {
@@ -26,12 +28,10 @@ CompileCacheEntry Entry(const std::string& key, const std::string& artifact) {
 
 struct Fixture {
   Fixture() {
-    auto opened = Store::Open(dir.File("kseek.db"));
-    REQUIRE(opened.ok());
-    store = *std::move(opened);
+    store = testing::OpenStore<CompileArtifactStore>(dir.File("kseek.db"));
   }
   testing::TempDir dir;
-  std::unique_ptr<Store> store;
+  std::unique_ptr<CompileArtifactStore> store;
   FakeClock clock;
 };
 

@@ -1,5 +1,5 @@
 // CoordinatorService through a real gRPC server on 127.0.0.1:0, with the
-// real store, queue, session manager and tokens: what each team and role
+// real stores, queue, session manager and tokens: what each team and role
 // may see and do.
 #include "server/coordinator_service.h"
 
@@ -15,8 +15,12 @@
 #include "common/version.h"
 #include "server/auth.h"
 #include "server/job_queue.h"
+#include "server/job_store.h"
 #include "server/session_manager.h"
+#include "server/session_store.h"
+#include "server/store_file.h"
 #include "server/token_registry.h"
+#include "server/token_store.h"
 #include "tests/server/session_fakes.h"
 #include "tests/testing/temp_dir.h"
 
@@ -28,17 +32,20 @@ using kernelseek::v1::Job;
 struct Server {
   testing::TempDir dir;
   RealClock clock;
-  std::unique_ptr<Store> store = *Store::Open(dir.File("db.sqlite"));
+  std::unique_ptr<StoreFile> file = *StoreFile::Open(dir.File("db.sqlite"));
+  std::unique_ptr<JobStore> job_store = *JobStore::Open(*file);
+  std::unique_ptr<SessionStore> session_store = *SessionStore::Open(*file);
+  std::unique_ptr<TokenStore> token_store = *TokenStore::Open(*file);
   ProblemCatalog problems;  // compile jobs need none
-  JobQueue queue{store.get(), &clock, &problems, JobQueueOptions{}};
+  JobQueue queue{job_store.get(), &clock, &problems, JobQueueOptions{}};
   testing::CannedJobRunner runner;
-  SessionManager sessions{store.get(), &clock, &problems, /*bank=*/nullptr, &runner,
+  SessionManager sessions{session_store.get(), &clock, &problems, /*bank=*/nullptr, &runner,
                           [](kernelseek::v1::LlmConfig*, const std::string&)
                               -> absl::StatusOr<std::unique_ptr<llm::LlmClient>> {
                             return absl::UnimplementedError("no LLM in this test");
                           }};
-  Authenticator auth{store.get(), &clock};
-  TokenRegistry tokens{store.get(), &clock};
+  Authenticator auth{token_store.get(), &clock};
+  TokenRegistry tokens{token_store.get(), &clock};
   CoordinatorService coordinator{&queue, &auth, &problems, &sessions, &tokens};
   std::unique_ptr<grpc::Server> server;
   std::unique_ptr<kernelseek::v1::Coordinator::Stub> stub;
@@ -112,7 +119,7 @@ struct Server {
     session.mutable_spec()->set_kernel_name("k.cu");
     session.mutable_spec()->set_kernel_source("__global__ void k() {}");
     session.set_state(kernelseek::v1::SESSION_STATE_RUNNING);
-    absl::StatusOr<int64_t> id = store->InsertSession(session);
+    absl::StatusOr<int64_t> id = session_store->InsertSession(session);
     REQUIRE(id.ok());
     return absl::StrCat(*id);
   }
@@ -165,14 +172,14 @@ TEST_CASE("a viewer reads the team's work and the workers but cannot submit or s
   CHECK(submit.error_code() == grpc::StatusCode::PERMISSION_DENIED);
   CHECK(submit.error_message() == "viewers can read but not submit; ask a team admin for a member token");
   CHECK(s.ListedJobs(member) == 0);
-  CHECK(s.store->ListJobs({.team = "blue", .limit = 10})->empty());
+  CHECK(s.job_store->ListJobs({.team = "blue", .limit = 10})->empty());
 
   kernelseek::v1::StartSessionRequest start;
   start.mutable_spec()->set_problem("attention_fwd");
   kernelseek::v1::Session session;
   CHECK(s.stub->StartSession(Server::As(viewer).get(), start, &session).error_code() ==
         grpc::StatusCode::PERMISSION_DENIED);
-  CHECK(s.store->ListSessions("blue", 10)->empty());
+  CHECK(s.session_store->ListSessions("blue", 10)->empty());
 
   REQUIRE(s.Submit(member, &id).ok());
   Job job;
@@ -246,12 +253,12 @@ TEST_CASE("sessions: the team's only - members ask any of them - stopping anothe
 
   int64_t seq = 0;
   REQUIRE(s.Ask(cy, id, &seq).ok());
-  std::vector<kernelseek::v1::SessionEvent> events = *s.store->ListSessionEvents(std::stoll(id), seq - 1, 10);
+  std::vector<kernelseek::v1::SessionEvent> events = *s.session_store->ListSessionEvents(std::stoll(id), seq - 1, 10);
   REQUIRE(events.size() == 1);
   CHECK(events[0].author() == "cy");
   CHECK(s.Ask(viewer, id).error_code() == grpc::StatusCode::PERMISSION_DENIED);
   CHECK(s.Ask(red, id).error_code() == grpc::StatusCode::NOT_FOUND);
-  CHECK(s.store->ListSessionEvents(std::stoll(id), 0, 10)->size() == 1);
+  CHECK(s.session_store->ListSessionEvents(std::stoll(id), 0, 10)->size() == 1);
 
   kernelseek::v1::StopSessionRequest stop;
   stop.set_session_id(id);

@@ -8,7 +8,9 @@
 #include "absl/strings/str_cat.h"
 #include "common/clock.h"
 #include "server/job_queue.h"
+#include "server/job_store.h"
 #include "server/metered_llm_client.h"
+#include "tests/server/open_store.h"
 #include "tests/testing/http_get.h"
 #include "tests/testing/temp_dir.h"
 
@@ -67,7 +69,7 @@ struct QueueFixture {
   testing::TempDir dir;
   FakeClock clock;
   RecordingEvents events;
-  std::unique_ptr<Store> store = *Store::Open(dir.File("db.sqlite"));
+  std::unique_ptr<JobStore> store = testing::OpenStore<JobStore>(dir.File("db.sqlite"));
   ProblemCatalog problems = *ProblemCatalog::Load(KSEEK_SCENARIOS_DIR);
   JobQueue queue{store.get(), &clock, &problems, [this] {
                    JobQueueOptions o;

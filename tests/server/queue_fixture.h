@@ -9,7 +9,8 @@
 #include "common/clock.h"
 #include "problem/problem_catalog.h"
 #include "server/job_queue.h"
-#include "server/store.h"
+#include "server/job_store.h"
+#include "tests/server/open_store.h"
 #include "tests/testing/temp_dir.h"
 
 namespace kseek::testing {
@@ -17,7 +18,7 @@ namespace kseek::testing {
 struct QueueFixture {
   TempDir dir;
   FakeClock clock;
-  std::unique_ptr<Store> store = *Store::Open(dir.File("db.sqlite"));
+  std::unique_ptr<JobStore> store = OpenStore<JobStore>(dir.File("db.sqlite"));
   JobQueueOptions options = [] {
     JobQueueOptions o;
     o.lease_timeout = absl::Seconds(10);

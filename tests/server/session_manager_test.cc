@@ -10,7 +10,9 @@
 #include "absl/time/clock.h"
 #include "server/llm_endpoints.h"
 #include "server/question_bank.h"
+#include "server/session_store.h"
 #include "tests/server/llm/fake_http_client.h"
+#include "tests/server/open_store.h"
 #include "tests/server/session_fakes.h"
 #include "tests/testing/temp_dir.h"
 
@@ -31,7 +33,7 @@ constexpr char kKernel[] = "__global__ void k(float* x) {\n  x[0] = 1.0f;\n}\n";
 struct Fixture {
   explicit Fixture(std::vector<absl::StatusOr<llm::ChatResponse>> script, std::vector<double> speedups = {1.0})
       : llm(std::move(script)), jobs(std::move(speedups)) {
-    store = *Store::Open(dir.File("kseek.db"));
+    store = testing::OpenStore<SessionStore>(dir.File("kseek.db"));
     problems = *ProblemCatalog::Load(KSEEK_SCENARIOS_DIR);
     bank.emplace(*QuestionBank::LoadDirectory(KSEEK_QUESTION_BANK_DIR));
     manager = MakeManager();
@@ -85,7 +87,7 @@ struct Fixture {
 
   kseek::testing::TempDir dir;
   FakeClock clock;
-  std::unique_ptr<Store> store;
+  std::unique_ptr<SessionStore> store;
   ProblemCatalog problems;
   std::optional<QuestionBank> bank;
   ScriptedLlm llm;
@@ -346,50 +348,6 @@ TEST_CASE("bad session specs are refused with the field and nothing is stored", 
   REQUIRE(f.manager->ListSessions(kDefaultTeam, 10)->empty());
 }
 
-TEST_CASE("the store's session schema: migration 3, per-session seqs, pending messages", "[session][store]") {
-  kseek::testing::TempDir dir;
-  std::unique_ptr<Store> store = *Store::Open(dir.File("kseek.db"));
-  REQUIRE(*store->SchemaVersion() == Store::LatestSchemaVersion());
-  REQUIRE(Store::LatestSchemaVersion() >= 3);
-  kernelseek::v1::Session session;
-  session.set_user("alice");
-  session.set_team(kDefaultTeam);
-  session.mutable_spec()->set_kernel_name("k.cu");
-  session.mutable_spec()->set_kernel_source("src");
-  session.set_state(kernelseek::v1::SESSION_STATE_RUNNING);
-  int64_t a = *store->InsertSession(session);
-  int64_t b = *store->InsertSession(session);
-  SessionEvent e;
-  e.set_kind("note");
-  e.set_author("x");
-  e.set_payload_json("{}");
-  REQUIRE(*store->AppendSessionEvent(a, e) == 1);
-  REQUIRE(*store->AppendSessionEvent(a, e) == 2);
-  REQUIRE(*store->AppendSessionEvent(b, e) == 1);
-  e.set_kind("human_message");
-  int64_t m = *store->AppendHumanMessage(a, e);
-  REQUIRE(m == 3);
-  REQUIRE(*store->PendingMessageSeqs(a) == std::vector<int64_t>{3});
-  REQUIRE(store->MarkMessageDelivered(a, m, 4).ok());
-  REQUIRE(store->PendingMessageSeqs(a)->empty());
-  REQUIRE(store->ListSessionEvents(a, 1, 10)->size() == 2);
-  REQUIRE((*store->GetSession(a))->last_seq() == 3);
-  REQUIRE(store->ListSessionFiles(a)->at(0) == std::pair<std::string, std::string>("k.cu", "src"));
-  REQUIRE(*store->RunningSessionIds() == std::vector<int64_t>{a, b});
-  session.set_id(std::to_string(a));
-  session.set_state(kernelseek::v1::SESSION_STATE_SUCCEEDED);
-  session.set_best_speedup(1.2345678901234567);
-  REQUIRE(store->UpdateSession(session).ok());
-  REQUIRE((*store->GetSession(a))->best_speedup() == Approx(1.2345678901234567).epsilon(1e-14));
-  REQUIRE(*store->RunningSessionIds() == std::vector<int64_t>{b});
-  // Listings leave the source out.
-  REQUIRE(store->ListSessions(kDefaultTeam, 10)->at(0).spec().kernel_source().empty());
-  // Reopening an existing file keeps everything.
-  store.reset();
-  store = *Store::Open(dir.File("kseek.db"));
-  REQUIRE(store->ListSessionEvents(a, 0, 10)->size() == 3);
-}
-
 // An LLM call that hangs until the call's CancelToken fires (as an endpoint
 // that never answers does, with libcurl aborting on the token).
 class HangingLlm final : public llm::LlmClient {
@@ -453,7 +411,7 @@ TEST_CASE("stopping a session aborts its hanging LLM call, so a later shutdown d
   CHECK(f.manager->GetSession(started->id())->session().state() == kernelseek::v1::SESSION_STATE_STOPPED);
 }
 
-// What a Store writes: the database and its WAL, as bytes.
+// What the SessionStore writes: the database and its WAL, as bytes.
 std::string DatabaseBytes(const kseek::testing::TempDir& dir) {
   std::string all;
   for (const char* suffix : {"", "-wal", "-shm"}) {

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "server/token_store.h"
+#include "tests/server/open_store.h"
 #include "tests/testing/temp_dir.h"
 
 namespace kseek {
@@ -37,7 +39,7 @@ TEST_CASE("user, team and worker names are short and of plain characters") {
 TEST_CASE("a token is created, listed without its secret and revoked once") {
   testing::TempDir dir;
   FakeClock clock(kNow);
-  auto store = *Store::Open(dir.File("db.sqlite"));
+  auto store = testing::OpenStore<TokenStore>(dir.File("db.sqlite"));
   TokenRegistry registry(store.get(), &clock);
   auto created = registry.Create({.name = "ana", .team = "blue", .role = Role::kAdmin, .expires = "30d"});
   REQUIRE(created.ok());

@@ -1,12 +1,16 @@
-// The store's session_events rows and typed events: rows written before
-// events were typed read into their bodies, and typed events are stored in
-// that same row format.
+// SessionStore: sessions, their per-session event seqs and pending
+// messages; and the session_events rows and typed events: rows written
+// before events were typed read into their bodies, and typed events are
+// stored in that same row format.
+#include "server/session_store.h"
+
 #include <catch2/catch.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "server/sqlite.h"
-#include "server/store.h"
+#include "tests/server/open_store.h"
 #include "tests/testing/temp_dir.h"
 
 namespace kseek {
@@ -14,7 +18,52 @@ namespace {
 
 using kernelseek::v1::SessionEvent;
 
-int64_t NewSession(Store& store) {
+TEST_CASE("the store's session schema: migration 3, per-session seqs, pending messages", "[session][store]") {
+  testing::TempDir dir;
+  std::unique_ptr<StoreFile> file = *StoreFile::Open(dir.File("kseek.db"));
+  REQUIRE(*file->SchemaVersion() == StoreFile::LatestSchemaVersion());
+  REQUIRE(StoreFile::LatestSchemaVersion() >= 3);
+  std::unique_ptr<SessionStore> store = *SessionStore::Open(*file);
+  kernelseek::v1::Session session;
+  session.set_user("alice");
+  session.set_team(kDefaultTeam);
+  session.mutable_spec()->set_kernel_name("k.cu");
+  session.mutable_spec()->set_kernel_source("src");
+  session.set_state(kernelseek::v1::SESSION_STATE_RUNNING);
+  int64_t a = *store->InsertSession(session);
+  int64_t b = *store->InsertSession(session);
+  SessionEvent e;
+  e.set_kind("note");
+  e.set_author("x");
+  e.set_payload_json("{}");
+  REQUIRE(*store->AppendSessionEvent(a, e) == 1);
+  REQUIRE(*store->AppendSessionEvent(a, e) == 2);
+  REQUIRE(*store->AppendSessionEvent(b, e) == 1);
+  e.set_kind("human_message");
+  int64_t m = *store->AppendHumanMessage(a, e);
+  REQUIRE(m == 3);
+  REQUIRE(*store->PendingMessageSeqs(a) == std::vector<int64_t>{3});
+  REQUIRE(store->MarkMessageDelivered(a, m, 4).ok());
+  REQUIRE(store->PendingMessageSeqs(a)->empty());
+  REQUIRE(store->ListSessionEvents(a, 1, 10)->size() == 2);
+  REQUIRE((*store->GetSession(a))->last_seq() == 3);
+  REQUIRE(store->ListSessionFiles(a)->at(0) == std::pair<std::string, std::string>("k.cu", "src"));
+  REQUIRE(*store->RunningSessionIds() == std::vector<int64_t>{a, b});
+  session.set_id(std::to_string(a));
+  session.set_state(kernelseek::v1::SESSION_STATE_SUCCEEDED);
+  session.set_best_speedup(1.2345678901234567);
+  REQUIRE(store->UpdateSession(session).ok());
+  REQUIRE((*store->GetSession(a))->best_speedup() == Approx(1.2345678901234567).epsilon(1e-14));
+  REQUIRE(*store->RunningSessionIds() == std::vector<int64_t>{b});
+  // Listings leave the source out.
+  REQUIRE(store->ListSessions(kDefaultTeam, 10)->at(0).spec().kernel_source().empty());
+  // Reopening an existing file keeps everything.
+  store.reset();
+  store = testing::OpenStore<SessionStore>(dir.File("kseek.db"));
+  REQUIRE(store->ListSessionEvents(a, 0, 10)->size() == 3);
+}
+
+int64_t NewSession(SessionStore& store) {
   kernelseek::v1::Session session;
   session.set_user("alice");
   session.mutable_spec()->set_kernel_name("k.cu");
@@ -45,9 +94,8 @@ TEST_CASE("rows written before events were typed list with their typed bodies", 
   const std::string path = dir.File("db.sqlite");
   int64_t id = 0;
   {
-    auto store = Store::Open(path);
-    REQUIRE(store.ok());
-    id = NewSession(**store);
+    auto store = testing::OpenStore<SessionStore>(path);
+    id = NewSession(*store);
   }
   {
     // Rows exactly as the server wrote them before this change.
@@ -70,9 +118,8 @@ TEST_CASE("rows written before events were typed list with their typed bodies", 
       REQUIRE(q->Bind(1, id).Bind(2, ++seq).Bind(3, row.kind).Bind(4, row.payload).Run().ok());
     }
   }
-  auto store = Store::Open(path);
-  REQUIRE(store.ok());
-  absl::StatusOr<std::vector<SessionEvent>> events = (*store)->ListSessionEvents(id, 0, 10);
+  auto store = testing::OpenStore<SessionStore>(path);
+  absl::StatusOr<std::vector<SessionEvent>> events = store->ListSessionEvents(id, 0, 10);
   REQUIRE(events.ok());
   REQUIRE(events->size() == 5);
   const std::vector<SessionEvent>& e = *events;
@@ -100,9 +147,8 @@ TEST_CASE("rows written before events were typed list with their typed bodies", 
 TEST_CASE("typed events are stored as the kind and JSON payload rows have always had", "[session][store]") {
   testing::TempDir dir;
   const std::string path = dir.File("db.sqlite");
-  auto store = Store::Open(path);
-  REQUIRE(store.ok());
-  const int64_t id = NewSession(**store);
+  auto store = testing::OpenStore<SessionStore>(path);
+  const int64_t id = NewSession(*store);
 
   SessionEvent decision;
   decision.set_author("policy");
@@ -112,7 +158,7 @@ TEST_CASE("typed events are stored as the kind and JSON payload rows have always
   d->set_layer("LAYER_MEASUREMENT");
   d->set_action("bank_question");
   d->set_question_id("unseen_layer");
-  REQUIRE((*store)->AppendSessionEvent(id, decision).ok());
+  REQUIRE(store->AppendSessionEvent(id, decision).ok());
 
   SessionEvent version;
   version.set_author("harness");
@@ -120,12 +166,12 @@ TEST_CASE("typed events are stored as the kind and JSON payload rows have always
   version.mutable_kernel_version()->set_status("benchmarked");
   version.mutable_kernel_version()->set_counted(true);
   version.mutable_kernel_version()->set_geomean_speedup(1.5);
-  REQUIRE((*store)->AppendSessionEvent(id, version).ok());
+  REQUIRE(store->AppendSessionEvent(id, version).ok());
 
   SessionEvent message;
   message.set_author("bob");
   message.mutable_human_message()->set_text("What did the profiler say?");
-  REQUIRE((*store)->AppendHumanMessage(id, message).ok());
+  REQUIRE(store->AppendHumanMessage(id, message).ok());
 
   std::vector<Row> rows = RawRows(path, id);
   REQUIRE(rows.size() == 3);
@@ -138,7 +184,7 @@ TEST_CASE("typed events are stored as the kind and JSON payload rows have always
   CHECK(rows[2].kind == "human_message");
   CHECK(rows[2].payload == R"({"text":"What did the profiler say?"})");
 
-  absl::StatusOr<std::vector<SessionEvent>> listed = (*store)->ListSessionEvents(id, 0, 10);
+  absl::StatusOr<std::vector<SessionEvent>> listed = store->ListSessionEvents(id, 0, 10);
   REQUIRE(listed.ok());
   REQUIRE(listed->size() == 3);
   CHECK(listed->at(0).policy_decision().question_id() == "unseen_layer");
