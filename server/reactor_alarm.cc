@@ -1,5 +1,7 @@
 #include "server/reactor_alarm.h"
 
+#include <grpc/support/time.h>
+
 #include <chrono>
 #include <utility>
 
@@ -16,7 +18,6 @@ void ReactorAlarm::Arm(absl::Time when) {
     when = absl::Now();
   }
   old = SetLocked(when);
-  at_once_ = when <= absl::Now();
 }
 
 void ReactorAlarm::Wake() {
@@ -30,8 +31,7 @@ void ReactorAlarm::Wake() {
   }
   if (at_once_) return;
   // The old alarm is cancelled; its callback then finds itself stale.
-  old = SetLocked(absl::Now());
-  at_once_ = true;
+  old = SetLocked(absl::InfinitePast());
 }
 
 std::unique_ptr<grpc::Alarm> ReactorAlarm::SetLocked(absl::Time when) {
@@ -39,7 +39,17 @@ std::unique_ptr<grpc::Alarm> ReactorAlarm::SetLocked(absl::Time when) {
   ++pending_;
   armed_ = true;
   std::unique_ptr<grpc::Alarm> old = std::exchange(alarm_, std::make_unique<grpc::Alarm>());
-  alarm_->Set(absl::ToChronoTime(when), [this, id](bool) { Fired(id); });
+  auto fired = [this, id](bool) { Fired(id); };
+  // gRPC rounds a deadline up to its next millisecond and leaves it to its
+  // timer thread, so an alarm set for now fires about 1 ms later; one set in
+  // the infinite past is run at once on gRPC's executor (measured: ~1 ms
+  // against ~3 us).
+  at_once_ = when <= absl::Now();
+  if (at_once_) {
+    alarm_->Set(gpr_inf_past(GPR_CLOCK_REALTIME), std::move(fired));
+  } else {
+    alarm_->Set(absl::ToChronoTime(when), std::move(fired));
+  }
   return old;
 }
 

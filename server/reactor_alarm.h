@@ -41,7 +41,7 @@ class ReactorAlarm {
 
  private:
   // Sets a fresh grpc::Alarm (one cannot be set again from its own callback)
-  // and returns the old one, to be destroyed (cancelled) once mu_ is released:
+  // for `when` (at once if it has passed) and returns the old one, to be destroyed (cancelled) once mu_ is released:
   // a cancelled alarm's callback must never find mu_ held by its own thread.
   std::unique_ptr<grpc::Alarm> SetLocked(absl::Time when) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Fired(uint64_t id);
