@@ -45,9 +45,11 @@ void ChangeNotifier::Notify(int64_t key) {
   for (auto k = first; k != last; ++k) waiters_.at(k->second).on_change();
 }
 
-void ChangeNotifier::NotifyAfter(int64_t after) {
+void ChangeNotifier::NotifyAfter(int64_t after, absl::FunctionRef<bool(int64_t key)> which) {
   absl::MutexLock lock(&mu_);
-  for (auto k = by_key_.upper_bound(after); k != by_key_.end(); ++k) waiters_.at(k->second).on_change();
+  for (auto k = by_key_.upper_bound(after); k != by_key_.end(); ++k) {
+    if (which(k->first)) waiters_.at(k->second).on_change();
+  }
 }
 
 void ChangeNotifier::NotifyAll() {

@@ -16,6 +16,7 @@
 #include <map>
 #include <utility>
 
+#include "absl/functional/function_ref.h"
 #include "absl/synchronization/mutex.h"
 
 namespace kseek {
@@ -46,8 +47,10 @@ class ChangeNotifier {
   // subscription is destroyed, which must happen before the notifier is.
   [[nodiscard]] Subscription Subscribe(int64_t key, std::function<void()> on_change);
   void Notify(int64_t key);
-  // Every subscriber of keys in (after, inf): e.g. the jobs queued behind one.
-  void NotifyAfter(int64_t after);
+  // Every subscriber of a key in (after, inf) for which `which(key)` holds:
+  // e.g. the jobs queued behind one. Costs in the subscribers, not in the
+  // keys that `which` would accept, so a long queue with few watchers is cheap.
+  void NotifyAfter(int64_t after, absl::FunctionRef<bool(int64_t key)> which);
   void NotifyAll();
 
  private:

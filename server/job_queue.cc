@@ -332,23 +332,15 @@ void JobQueue::JobChangedLocked(int64_t id) { job_watchers_.Notify(id); }
 void JobQueue::QueueMovedLocked(int64_t id) {
   job_watchers_.Notify(id);
   // The queue_position and waiting_for of the jobs behind it are computed
-  // from the queue's order.
-  int64_t last = id;
-  for (auto it = queue_.upper_bound({id, std::numeric_limits<int>::max()}); it != queue_.end(); ++it) {
-    if (it->first == last) continue;
-    last = it->first;
-    job_watchers_.Notify(last);
-  }
+  // from the queue's order. Found from the watchers, not by walking the
+  // queue: a lease from a queue of 10,000 would otherwise visit them all.
+  job_watchers_.NotifyAfter(id, [this](int64_t key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return IsQueuedLocked(key); });
   if (IsQueuedLocked(id)) work_watchers_.NotifyAll();
 }
 
 void JobQueue::NotifyQueuedLocked() {
-  int64_t last = 0;
-  for (const auto& [id, shard] : queue_) {
-    if (id == last) continue;
-    last = id;
-    job_watchers_.Notify(id);
-  }
+  job_watchers_.NotifyAfter(std::numeric_limits<int64_t>::min(),
+                            [this](int64_t key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return IsQueuedLocked(key); });
 }
 
 void JobQueue::Shutdown() {
