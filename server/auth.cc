@@ -5,6 +5,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/string_view.h"
 #include "common/protocol.h"
 #include "common/version.h"
@@ -12,6 +13,11 @@
 #include "server/token_registry.h"
 
 namespace kseek {
+namespace {
+
+constexpr absl::string_view kBearer = "Bearer ";
+
+}  // namespace
 
 absl::StatusOr<std::string> NewToken(TokenKind kind) {
   unsigned char bytes[32];
@@ -20,7 +26,7 @@ absl::StatusOr<std::string> NewToken(TokenKind kind) {
                       absl::BytesToHexString(absl::string_view(reinterpret_cast<const char*>(bytes), sizeof(bytes))));
 }
 
-absl::StatusOr<TokenRecord> Authenticator::Check(const grpc::ServerContext& context, TokenKind expected) {
+absl::StatusOr<TokenRecord> Authenticator::Check(const grpc::ServerContextBase& context, TokenKind expected) {
   const auto& metadata = context.client_metadata();
   std::optional<absl::string_view> protocol;
   if (auto found = metadata.find(kProtocolMetadataKey); found != metadata.end()) {
@@ -40,11 +46,20 @@ absl::StatusOr<TokenRecord> Authenticator::Check(const grpc::ServerContext& cont
     }
   }
   auto it = metadata.find("authorization");
-  constexpr absl::string_view kBearer = "Bearer ";
   if (it == metadata.end()) return absl::UnauthenticatedError("no token: send authorization: Bearer <token>");
+  if (!absl::StartsWith(absl::string_view(it->second.data(), it->second.size()), kBearer)) {
+    return absl::UnauthenticatedError("authorization is not a Bearer token");
+  }
+  return CheckToken(BearerToken(context), expected);
+}
+
+std::string Authenticator::BearerToken(const grpc::ServerContextBase& context) {
+  const auto& metadata = context.client_metadata();
+  auto it = metadata.find("authorization");
+  if (it == metadata.end()) return "";
   absl::string_view value(it->second.data(), it->second.size());
-  if (!absl::StartsWith(value, kBearer)) return absl::UnauthenticatedError("authorization is not a Bearer token");
-  return CheckToken(value.substr(kBearer.size()), expected);
+  if (!absl::ConsumePrefix(&value, kBearer)) return "";
+  return std::string(value);
 }
 
 absl::StatusOr<TokenRecord> Authenticator::CheckToken(absl::string_view token, TokenKind expected) {
@@ -65,7 +80,7 @@ absl::StatusOr<TokenRecord> Authenticator::CheckToken(absl::string_view token, T
   return **std::move(record);
 }
 
-absl::StatusOr<Caller> Authenticator::CheckUser(const grpc::ServerContext& context) {
+absl::StatusOr<Caller> Authenticator::CheckUser(const grpc::ServerContextBase& context) {
   absl::StatusOr<TokenRecord> record = Check(context, TokenKind::kUser);
   if (!record.ok()) return record.status();
   return Caller{record->name, record->team, record->role};

@@ -40,11 +40,15 @@ class Authenticator {
   // UNAUTHENTICATED when a required worker certificate is missing, the token
   // is missing or unknown, or "token revoked at ..." / "token expired at
   // ..."; PERMISSION_DENIED when the token is of the other kind.
-  absl::StatusOr<TokenRecord> Check(const grpc::ServerContext& context, TokenKind expected);
+  absl::StatusOr<TokenRecord> Check(const grpc::ServerContextBase& context, TokenKind expected);
+  // The token `context` carries after "Bearer "; empty when it has none. A
+  // stream keeps it to check it again with CheckToken while it runs (its
+  // context may be gone by the time a late check would read it).
+  static std::string BearerToken(const grpc::ServerContextBase& context);
   // The token part of Check: `token` as it came after "Bearer ".
   absl::StatusOr<TokenRecord> CheckToken(absl::string_view token, TokenKind expected);
   // Check for a user token, as the Caller it names.
-  absl::StatusOr<Caller> CheckUser(const grpc::ServerContext& context);
+  absl::StatusOr<Caller> CheckUser(const grpc::ServerContextBase& context);
 
  private:
   TokenStore* const store_;

@@ -1,8 +1,11 @@
-// CoordinatorService: the client-facing gRPC service. Checks the user token,
-// asks the Caller it names whether the call is allowed (another team's jobs
-// and sessions read as NOT_FOUND), decodes the request, calls JobQueue,
+// CoordinatorService: the client-facing gRPC service, on gRPC's callback API.
+// Every call is authenticated once (server/authenticated_call.h); a handler
+// asks the Caller whether the call is allowed (another team's jobs and
+// sessions read as NOT_FOUND), decodes the request, calls JobQueue,
 // SessionManager or TokenRegistry and encodes the answer; no logic of its
-// own. Thread-safe (gRPC calls it from many threads).
+// own. The watches are reactors (server/watch_stream.h) woken by changes of
+// the one job or session they watch. Thread-safe (gRPC calls it from many
+// threads).
 #ifndef KERNELSEEK_SERVER_COORDINATOR_SERVICE_H_
 #define KERNELSEEK_SERVER_COORDINATOR_SERVICE_H_
 
@@ -16,7 +19,7 @@
 
 namespace kseek {
 
-class CoordinatorService final : public kernelseek::v1::Coordinator::Service {
+class CoordinatorService final : public kernelseek::v1::Coordinator::CallbackService {
  public:
   // `sessions` and `tokens` may be null: the session or token RPCs then
   // answer UNIMPLEMENTED.
@@ -24,44 +27,58 @@ class CoordinatorService final : public kernelseek::v1::Coordinator::Service {
                      SessionManager* sessions = nullptr, TokenRegistry* tokens = nullptr)
       : queue_(queue), auth_(auth), problems_(problems), sessions_(sessions), tokens_(tokens) {}
 
-  grpc::Status SubmitJob(grpc::ServerContext* context, const kernelseek::v1::SubmitJobRequest* request,
-                         kernelseek::v1::SubmitJobResponse* response) override;
-  grpc::Status CancelJob(grpc::ServerContext* context, const kernelseek::v1::CancelJobRequest* request,
-                         kernelseek::v1::Job* response) override;
-  grpc::Status GetJob(grpc::ServerContext* context, const kernelseek::v1::GetJobRequest* request,
-                      kernelseek::v1::Job* response) override;
-  grpc::Status WatchJob(grpc::ServerContext* context, const kernelseek::v1::WatchJobRequest* request,
-                        grpc::ServerWriter<kernelseek::v1::Job>* writer) override;
-  grpc::Status ListJobs(grpc::ServerContext* context, const kernelseek::v1::ListJobsRequest* request,
-                        kernelseek::v1::ListJobsResponse* response) override;
-  grpc::Status ListWorkers(grpc::ServerContext* context, const kernelseek::v1::ListWorkersRequest* request,
-                           kernelseek::v1::ListWorkersResponse* response) override;
-  grpc::Status ListScenarios(grpc::ServerContext* context, const kernelseek::v1::ListScenariosRequest* request,
-                             kernelseek::v1::ListScenariosResponse* response) override;
+  grpc::ServerUnaryReactor* SubmitJob(grpc::CallbackServerContext* context,
+                                      const kernelseek::v1::SubmitJobRequest* request,
+                                      kernelseek::v1::SubmitJobResponse* response) override;
+  grpc::ServerUnaryReactor* CancelJob(grpc::CallbackServerContext* context,
+                                      const kernelseek::v1::CancelJobRequest* request,
+                                      kernelseek::v1::Job* response) override;
+  grpc::ServerUnaryReactor* GetJob(grpc::CallbackServerContext* context, const kernelseek::v1::GetJobRequest* request,
+                                   kernelseek::v1::Job* response) override;
+  grpc::ServerWriteReactor<kernelseek::v1::Job>* WatchJob(grpc::CallbackServerContext* context,
+                                                          const kernelseek::v1::WatchJobRequest* request) override;
+  grpc::ServerUnaryReactor* ListJobs(grpc::CallbackServerContext* context,
+                                     const kernelseek::v1::ListJobsRequest* request,
+                                     kernelseek::v1::ListJobsResponse* response) override;
+  grpc::ServerUnaryReactor* ListWorkers(grpc::CallbackServerContext* context,
+                                        const kernelseek::v1::ListWorkersRequest* request,
+                                        kernelseek::v1::ListWorkersResponse* response) override;
+  grpc::ServerUnaryReactor* ListScenarios(grpc::CallbackServerContext* context,
+                                          const kernelseek::v1::ListScenariosRequest* request,
+                                          kernelseek::v1::ListScenariosResponse* response) override;
 
-  grpc::Status StartSession(grpc::ServerContext* context, const kernelseek::v1::StartSessionRequest* request,
-                            kernelseek::v1::Session* response) override;
-  grpc::Status GetSession(grpc::ServerContext* context, const kernelseek::v1::GetSessionRequest* request,
-                          kernelseek::v1::SessionDetails* response) override;
-  grpc::Status ListSessions(grpc::ServerContext* context, const kernelseek::v1::ListSessionsRequest* request,
-                            kernelseek::v1::ListSessionsResponse* response) override;
-  grpc::Status PostMessage(grpc::ServerContext* context, const kernelseek::v1::PostMessageRequest* request,
-                           kernelseek::v1::PostMessageResponse* response) override;
+  grpc::ServerUnaryReactor* StartSession(grpc::CallbackServerContext* context,
+                                         const kernelseek::v1::StartSessionRequest* request,
+                                         kernelseek::v1::Session* response) override;
+  grpc::ServerUnaryReactor* GetSession(grpc::CallbackServerContext* context,
+                                       const kernelseek::v1::GetSessionRequest* request,
+                                       kernelseek::v1::SessionDetails* response) override;
+  grpc::ServerUnaryReactor* ListSessions(grpc::CallbackServerContext* context,
+                                         const kernelseek::v1::ListSessionsRequest* request,
+                                         kernelseek::v1::ListSessionsResponse* response) override;
+  grpc::ServerUnaryReactor* PostMessage(grpc::CallbackServerContext* context,
+                                        const kernelseek::v1::PostMessageRequest* request,
+                                        kernelseek::v1::PostMessageResponse* response) override;
   // Streams events with seq > from_seq; with follow, until the session has
   // ended and every event was sent.
-  grpc::Status WatchSession(grpc::ServerContext* context, const kernelseek::v1::WatchSessionRequest* request,
-                            grpc::ServerWriter<kernelseek::v1::SessionEvent>* writer) override;
-  grpc::Status StopSession(grpc::ServerContext* context, const kernelseek::v1::StopSessionRequest* request,
-                           kernelseek::v1::Session* response) override;
-  grpc::Status GetBestKernel(grpc::ServerContext* context, const kernelseek::v1::GetBestKernelRequest* request,
-                             kernelseek::v1::KernelVersion* response) override;
+  grpc::ServerWriteReactor<kernelseek::v1::SessionEvent>* WatchSession(
+      grpc::CallbackServerContext* context, const kernelseek::v1::WatchSessionRequest* request) override;
+  grpc::ServerUnaryReactor* StopSession(grpc::CallbackServerContext* context,
+                                        const kernelseek::v1::StopSessionRequest* request,
+                                        kernelseek::v1::Session* response) override;
+  grpc::ServerUnaryReactor* GetBestKernel(grpc::CallbackServerContext* context,
+                                          const kernelseek::v1::GetBestKernelRequest* request,
+                                          kernelseek::v1::KernelVersion* response) override;
 
-  grpc::Status CreateToken(grpc::ServerContext* context, const kernelseek::v1::CreateTokenRequest* request,
-                           kernelseek::v1::CreateTokenResponse* response) override;
-  grpc::Status ListTokens(grpc::ServerContext* context, const kernelseek::v1::ListTokensRequest* request,
-                          kernelseek::v1::ListTokensResponse* response) override;
-  grpc::Status RevokeToken(grpc::ServerContext* context, const kernelseek::v1::RevokeTokenRequest* request,
-                           kernelseek::v1::TokenInfo* response) override;
+  grpc::ServerUnaryReactor* CreateToken(grpc::CallbackServerContext* context,
+                                        const kernelseek::v1::CreateTokenRequest* request,
+                                        kernelseek::v1::CreateTokenResponse* response) override;
+  grpc::ServerUnaryReactor* ListTokens(grpc::CallbackServerContext* context,
+                                       const kernelseek::v1::ListTokensRequest* request,
+                                       kernelseek::v1::ListTokensResponse* response) override;
+  grpc::ServerUnaryReactor* RevokeToken(grpc::CallbackServerContext* context,
+                                        const kernelseek::v1::RevokeTokenRequest* request,
+                                        kernelseek::v1::TokenInfo* response) override;
 
  private:
   // The job or session `id` when `caller` may read it; NOT_FOUND, worded as

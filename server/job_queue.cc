@@ -147,7 +147,7 @@ absl::Status JobQueue::Recover() {
     }
     jobs_[id] = QueuedJob{std::move(u.job), attempts, std::move(u.plan)};
   }
-  BumpLocked();
+  work_watchers_.NotifyAll();
   Log(absl::StrCat("recovered ", queue_.size(), " queued and ", leases_.size(), " leased jobs"));
   return absl::OkStatus();
 }
@@ -183,7 +183,7 @@ absl::StatusOr<std::string> JobQueue::Submit(const std::string& user, const std:
   job.set_id(absl::StrCat(*id));
   jobs_[*id] = QueuedJob{std::move(job), 0};
   queue_.insert({*id, 0});
-  BumpLocked();
+  QueueMovedLocked(*id);
   return absl::StrCat(*id);
 }
 
@@ -204,7 +204,7 @@ absl::StatusOr<Job> JobQueue::Cancel(const std::string& by, const std::string& i
     NoteFinishedLocked(id, kernelseek::v1::JOB_STATE_CANCELLED, AnyLeaseOfLocked(id));
     EraseLeasesAndQueueLocked(id);
     jobs_.erase(queued);
-    BumpLocked();
+    QueueMovedLocked(id);
   }
   return GetJob(id_text);
 }
@@ -316,21 +316,40 @@ void JobQueue::AnnotateQueuedLocked(Job* job, const std::vector<WorkerInfo>& wor
   job->set_waiting_for(std::move(reason));
 }
 
-uint64_t JobQueue::generation() {
-  absl::MutexLock lock(&mu_);
-  return generation_;
+absl::StatusOr<ChangeNotifier::Subscription> JobQueue::SubscribeJob(const std::string& id,
+                                                                    std::function<void()> on_change) {
+  absl::StatusOr<int64_t> job_id = ParseJobId(id);
+  if (!job_id.ok()) return job_id.status();
+  return job_watchers_.Subscribe(*job_id, std::move(on_change));
 }
 
-uint64_t JobQueue::AwaitChange(uint64_t seen, absl::Duration timeout) {
-  absl::MutexLock lock(&mu_);
-  auto changed = [this, seen]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return generation_ != seen || shutdown_; };
-  mu_.AwaitWithTimeout(absl::Condition(&changed), timeout);
-  return generation_;
+ChangeNotifier::Subscription JobQueue::SubscribeWork(std::function<void()> on_work) {
+  return work_watchers_.Subscribe(0, std::move(on_work));
+}
+
+void JobQueue::JobChangedLocked(int64_t id) { job_watchers_.Notify(id); }
+
+void JobQueue::QueueMovedLocked(int64_t id) {
+  job_watchers_.Notify(id);
+  // The queue_position and waiting_for of the jobs behind it are computed
+  // from the queue's order. Found from the watchers, not by walking the
+  // queue: a lease from a queue of 10,000 would otherwise visit them all.
+  job_watchers_.NotifyAfter(id, [this](int64_t key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return IsQueuedLocked(key); });
+  if (IsQueuedLocked(id)) work_watchers_.NotifyAll();
+}
+
+void JobQueue::NotifyQueuedLocked() {
+  job_watchers_.NotifyAfter(std::numeric_limits<int64_t>::min(),
+                            [this](int64_t key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return IsQueuedLocked(key); });
 }
 
 void JobQueue::Shutdown() {
-  absl::MutexLock lock(&mu_);
-  shutdown_ = true;
+  {
+    absl::MutexLock lock(&mu_);
+    shutdown_ = true;
+  }
+  job_watchers_.NotifyAll();
+  work_watchers_.NotifyAll();
 }
 
 bool JobQueue::shutting_down() {
@@ -406,7 +425,7 @@ absl::Status JobQueue::LoseLeaseLocked(const Lease& lease, const std::string& wh
     job_it->second.plan = std::move(plan);
     queue_.insert({lease.job_id, lease.shard});
     leases_.erase(lease.lease_id);
-    BumpLocked();
+    QueueMovedLocked(lease.job_id);
     return absl::OkStatus();
   }
   if (job_it->second.attempts >= options_.max_attempts) {
@@ -426,7 +445,7 @@ absl::Status JobQueue::LoseLeaseLocked(const Lease& lease, const std::string& wh
     queue_.insert({lease.job_id, 0});
   }
   leases_.erase(lease.lease_id);
-  BumpLocked();
+  QueueMovedLocked(lease.job_id);
   return absl::OkStatus();
 }
 
@@ -450,7 +469,7 @@ absl::Status JobQueue::FailJobLocked(int64_t id, const std::string& failure) {
   NoteFinishedLocked(id, kernelseek::v1::JOB_STATE_FAILED, AnyLeaseOfLocked(id));
   EraseLeasesAndQueueLocked(id);
   jobs_.erase(id);
-  BumpLocked();
+  QueueMovedLocked(id);
   return absl::OkStatus();
 }
 
@@ -497,7 +516,7 @@ absl::Status JobQueue::CompleteLocked(const CurrentState::Completed& completed, 
                      &lease);
   leases_.erase(it);
   jobs_.erase(lease.job_id);
-  BumpLocked();
+  JobChangedLocked(lease.job_id);
   return absl::OkStatus();
 }
 
@@ -517,7 +536,7 @@ absl::StatusOr<std::optional<JobQueue::Lease>> JobQueue::LeaseNextLocked(const s
       queued.job.set_state(kernelseek::v1::JOB_STATE_LEASED);
       queue_.erase(entry);
       leases_[lease.lease_id] = lease;
-      BumpLocked();
+      QueueMovedLocked(id);
       return lease;
     }
     // A bench: its shards are planned by the first lease, and every later
@@ -554,7 +573,7 @@ absl::StatusOr<std::optional<JobQueue::Lease>> JobQueue::LeaseNextLocked(const s
     }
     queued.plan = std::move(plan);
     leases_[lease.lease_id] = lease;
-    BumpLocked();
+    QueueMovedLocked(id);
     return lease;
   }
   return std::nullopt;
@@ -572,6 +591,8 @@ absl::Status JobQueue::NoteWorkerLocked(const SynchronizeRequest& request, const
   w.info.set_state(state);
   *w.info.mutable_last_seen() = ToTimestamp(now);
   if (!changed) return absl::OkStatus();
+  // What a queued job waits for names the workers able to run it and their states.
+  NotifyQueuedLocked();
   w.last_stored = now;
   return store_->UpsertWorker(w.info);
 }
@@ -611,12 +632,12 @@ absl::StatusOr<SyncResult> JobQueue::Synchronize(const SynchronizeRequest& reque
       const auto& executing = current.executing();
       if (!executing.stage().empty() && executing.stage() != lease.stage) {
         lease.stage = executing.stage();
-        BumpLocked();
+        JobChangedLocked(lease.job_id);
       }
       if (executing.progress().done() != lease.progress.done() ||
           executing.progress().total() != lease.progress.total()) {
         lease.progress = executing.progress();
-        BumpLocked();
+        JobChangedLocked(lease.job_id);
       }
       auto* execute = result.desired_state.mutable_execute();
       execute->set_lease_id(lease.lease_id);
@@ -741,7 +762,7 @@ absl::Status JobQueue::CompleteShardLocked(const Lease& lease, const CurrentStat
     if (absl::Status s = store_->SaveShardPlan(lease.job_id, plan); !s.ok()) return s;
     queued.plan = std::move(plan);
     leases_.erase(lease.lease_id);
-    BumpLocked();
+    JobChangedLocked(lease.job_id);
     return absl::OkStatus();
   }
   std::vector<std::string> order;
@@ -761,7 +782,7 @@ absl::Status JobQueue::CompleteShardLocked(const Lease& lease, const CurrentStat
   NoteFinishedLocked(lease.job_id, kernelseek::v1::JOB_STATE_SUCCEEDED, &lease);
   EraseLeasesAndQueueLocked(lease.job_id);
   jobs_.erase(lease.job_id);
-  BumpLocked();
+  QueueMovedLocked(lease.job_id);
   return absl::OkStatus();
 }
 

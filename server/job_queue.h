@@ -18,13 +18,15 @@
 // plan of one shard through the same code. The plan is stored with the job,
 // so a restarted server resumes it.
 //
-// Synchronize never blocks; the gRPC layer waits with AwaitChange for the long
-// poll. Thread-safe: one mutex guards the in-memory state. Time comes from the
-// injected Clock.
+// Synchronize never blocks; the gRPC layer holds an idle worker's long poll
+// and wakes it through SubscribeWork, and a job's watchers through
+// SubscribeJob. Thread-safe: one mutex guards the in-memory state. Time comes
+// from the injected Clock.
 #ifndef KERNELSEEK_SERVER_JOB_QUEUE_H_
 #define KERNELSEEK_SERVER_JOB_QUEUE_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -39,6 +41,7 @@
 #include "common/clock.h"
 #include "proto/kernelseek.pb.h"
 #include "problem/problem_catalog.h"
+#include "server/change_notifier.h"
 #include "server/queue_events.h"
 #include "server/job_store.h"
 
@@ -115,12 +118,17 @@ class JobQueue {
   void ExpireLeases();
 
   QueueDepth Depth();
-  // A counter that increases whenever a job is queued, changes state or stage.
-  uint64_t generation();
-  // Blocks until generation() differs from `seen` or `timeout` passes (real
-  // time), or Shutdown. Returns the current generation.
-  uint64_t AwaitChange(uint64_t seen, absl::Duration timeout);
-  // Wakes every waiter; later AwaitChange calls return at once.
+  // Runs `on_change` (a quick callback, see ChangeNotifier) whenever job `id`
+  // changes: queued, leased, re-queued, ended, a new stage or progress; while
+  // it is queued, also when its queue_position or waiting_for may have moved
+  // (a job ahead of it left the queue, a worker's state changed); and at
+  // Shutdown. Changes of other jobs do not run it. INVALID_ARGUMENT for an id
+  // that is not a job id.
+  absl::StatusOr<ChangeNotifier::Subscription> SubscribeJob(const std::string& id, std::function<void()> on_change);
+  // Runs `on_work` whenever a job or shard enters the queue (an idle worker's
+  // long poll may lease it now), and at Shutdown.
+  ChangeNotifier::Subscription SubscribeWork(std::function<void()> on_work);
+  // Wakes every subscriber; shutting_down() is true from then on.
   void Shutdown();
   bool shutting_down();
 
@@ -204,7 +212,13 @@ class JobQueue {
   // `workers` as WorkersLocked returns them. A job no longer queued is left as is.
   void AnnotateQueuedLocked(kernelseek::v1::Job* job, const std::vector<kernelseek::v1::WorkerInfo>& workers)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void BumpLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { ++generation_; }
+  // Wakes job `id`'s watchers.
+  void JobChangedLocked(int64_t id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Job `id` entered or left the queue: wakes its watchers, those of the jobs
+  // queued behind it and, when it is queued now, idle workers' long polls.
+  void QueueMovedLocked(int64_t id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Wakes the watchers of every queued job.
+  void NotifyQueuedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   JobStore* const store_;
   const Clock* const clock_;
@@ -219,8 +233,10 @@ class JobQueue {
   std::map<int64_t, QueuedJob> jobs_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, Lease> leases_ ABSL_GUARDED_BY(mu_);  // by lease id
   absl::flat_hash_map<std::string, WorkerState> workers_ ABSL_GUARDED_BY(mu_);
-  uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;
   bool shutdown_ ABSL_GUARDED_BY(mu_) = false;
+  // Their callbacks run under mu_ (and their own lock).
+  ChangeNotifier job_watchers_;   // by job id
+  ChangeNotifier work_watchers_;  // one key: work was queued
 };
 
 }  // namespace kseek

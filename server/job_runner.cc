@@ -1,6 +1,7 @@
 #include "server/job_runner.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/job_state.h"
 
@@ -15,9 +16,21 @@ absl::StatusOr<kernelseek::v1::Job> QueueJobRunner::Run(const std::string& user,
   absl::StatusOr<std::string> id =
       queue_->Submit(user, team, std::move(spec), SubmitOptions{.wait_for_worker = false});
   if (!id.ok()) return id.status();
+  // Woken by changes of this job only; the timeout bounds how late a stop
+  // (`cancelled`) is noticed.
+  absl::Mutex mu;
+  bool changed = false;
+  absl::StatusOr<ChangeNotifier::Subscription> subscription = queue_->SubscribeJob(*id, [&mu, &changed] {
+    absl::MutexLock lock(&mu);
+    changed = true;
+  });
+  if (!subscription.ok()) return subscription.status();
   const absl::Time deadline = absl::Now() + max_wait_;
   while (true) {
-    uint64_t generation = queue_->generation();
+    {
+      absl::MutexLock lock(&mu);
+      changed = false;
+    }
     absl::StatusOr<kernelseek::v1::Job> job = queue_->GetJob(*id);
     if (!job.ok()) return job.status();
     if (IsFinishedState(job->state())) {
@@ -33,7 +46,8 @@ absl::StatusOr<kernelseek::v1::Job> QueueJobRunner::Run(const std::string& user,
       return absl::DeadlineExceededError(absl::StrCat("job ", *id, " did not finish within ",
                                                       absl::FormatDuration(max_wait_), "; it stays queued"));
     }
-    queue_->AwaitChange(generation, absl::Seconds(1));
+    absl::MutexLock lock(&mu);
+    mu.AwaitWithTimeout(absl::Condition(&changed), absl::Seconds(1));
   }
 }
 

@@ -66,32 +66,22 @@ void SessionManager::Shutdown() {
     running.swap(running_);
   }
   for (auto& [id, r] : running) r.loop->Shutdown();
-  {
-    absl::MutexLock lock(&generation_mu_);
-    waking_all_ = true;
-    ++generation_;
-  }
+  watchers_.NotifyAll();
   for (auto& [id, r] : running) {
     if (r.thread.joinable()) r.thread.join();
   }
 }
 
-void SessionManager::Bump() {
-  absl::MutexLock lock(&generation_mu_);
-  ++generation_;
+bool SessionManager::shutting_down() {
+  absl::MutexLock lock(&mu_);
+  return shutdown_;
 }
 
-uint64_t SessionManager::generation() {
-  absl::MutexLock lock(&generation_mu_);
-  return generation_;
-}
-
-void SessionManager::AwaitChange(uint64_t seen, absl::Duration timeout) {
-  absl::MutexLock lock(&generation_mu_);
-  auto changed = [this, seen]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(generation_mu_) {
-    return generation_ != seen || waking_all_;
-  };
-  generation_mu_.AwaitWithTimeout(absl::Condition(&changed), timeout);
+absl::StatusOr<ChangeNotifier::Subscription> SessionManager::SubscribeSession(const std::string& id,
+                                                                              std::function<void()> on_change) {
+  absl::StatusOr<int64_t> sid = ParseSessionId(id);
+  if (!sid.ok()) return sid.status();
+  return watchers_.Subscribe(*sid, std::move(on_change));
 }
 
 absl::StatusOr<int64_t> SessionManager::ParseSessionId(const std::string& id) {
@@ -228,18 +218,18 @@ absl::Status SessionManager::Launch(const Session& session, const std::string& a
   kernelseek::v1::LlmConfig llm = session.spec().llm();
   absl::StatusOr<std::unique_ptr<llm::LlmClient>> client = llm_factory_(&llm, api_key);
   if (!client.ok()) return client.status();
-  auto loop = std::make_unique<AgentLoop>(store_, clock_, bank_, jobs_, *std::move(client), session,
-                                          [this] { Bump(); });
-  if (absl::Status s = loop->Load(); !s.ok()) return s;
   int64_t id = 0;
   (void)absl::SimpleAtoi(session.id(), &id);
+  auto loop = std::make_unique<AgentLoop>(store_, clock_, bank_, jobs_, *std::move(client), session,
+                                          [this, id] { watchers_.Notify(id); });
+  if (absl::Status s = loop->Load(); !s.ok()) return s;
   absl::MutexLock lock(&mu_);
   if (shutdown_) return absl::UnavailableError("the server is shutting down");
   Running& running = running_[id];
   running.loop = std::move(loop);
   AgentLoop* raw = running.loop.get();
   running.thread = std::thread([raw] { raw->Run(); });
-  Bump();
+  watchers_.Notify(id);
   return absl::OkStatus();
 }
 
@@ -339,7 +329,7 @@ absl::StatusOr<int64_t> SessionManager::PostMessage(const std::string& user, con
   SessionEvent message;
   message.mutable_human_message()->set_text(text);
   absl::StatusOr<int64_t> seq = store_->AppendHumanMessage(*sid, Stamped(std::move(message), user, clock_->Now()));
-  if (seq.ok()) Bump();
+  if (seq.ok()) watchers_.Notify(*sid);
   return seq;
 }
 

@@ -23,6 +23,7 @@
 #include "common/clock.h"
 #include "proto/kernelseek.pb.h"
 #include "server/agent_loop.h"
+#include "server/change_notifier.h"
 #include "server/job_runner.h"
 #include "server/llm/llm_client.h"
 #include "problem/problem_catalog.h"
@@ -76,14 +77,16 @@ class SessionManager {
   absl::StatusOr<std::vector<kernelseek::v1::SessionEvent>> Events(const std::string& id, int64_t after_seq,
                                                                    int limit);
 
-  // Increases whenever any session appends an event or ends.
-  uint64_t generation();
-  // Blocks until generation() differs from `seen`, `timeout` passes or Shutdown.
-  void AwaitChange(uint64_t seen, absl::Duration timeout);
+  // Runs `on_change` (a quick callback, see ChangeNotifier) whenever session
+  // `id` appends an event or ends, and at Shutdown; events of other sessions
+  // do not run it. INVALID_ARGUMENT for an id that is not a session id.
+  absl::StatusOr<ChangeNotifier::Subscription> SubscribeSession(const std::string& id,
+                                                                std::function<void()> on_change);
 
   // Ends every loop (sessions stay RUNNING, to resume at the next start) and
   // joins their threads. Idempotent.
   void Shutdown();
+  bool shutting_down();
 
   static constexpr size_t kMaxMessageBytes = 16 << 10;
 
@@ -99,7 +102,6 @@ class SessionManager {
   absl::Status ValidateSpec(kernelseek::v1::SessionSpec* spec);
   // Builds, loads and starts the loop of a stored RUNNING session.
   absl::Status Launch(const kernelseek::v1::Session& session, const std::string& api_key);
-  void Bump();
 
   SessionStore* const store_;
   const Clock* const clock_;
@@ -112,9 +114,7 @@ class SessionManager {
   std::map<int64_t, Running> running_ ABSL_GUARDED_BY(mu_);
   bool shutdown_ ABSL_GUARDED_BY(mu_) = false;
 
-  absl::Mutex generation_mu_;
-  uint64_t generation_ ABSL_GUARDED_BY(generation_mu_) = 0;
-  bool waking_all_ ABSL_GUARDED_BY(generation_mu_) = false;
+  ChangeNotifier watchers_;  // by session id
 };
 
 }  // namespace kseek

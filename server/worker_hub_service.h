@@ -1,7 +1,9 @@
-// WorkerHubService: the worker-facing gRPC service. Checks the worker token
-// and holds an idle worker's Synchronize call (the long poll) until JobQueue
-// has work for it or the poll interval ends; serves the fleet's compile cache
-// (CompileArtifactCache) to workers. Thread-safe.
+// WorkerHubService: the worker-facing gRPC service, on gRPC's callback API.
+// Every call is authenticated once as a worker (server/authenticated_call.h).
+// An idle worker's Synchronize call (the long poll) is a reactor held, with
+// no thread waiting, until JobQueue queues work (SubscribeWork) or the poll
+// interval ends; serves the fleet's compile cache (CompileArtifactCache) to
+// workers. Thread-safe.
 #ifndef KERNELSEEK_SERVER_WORKER_HUB_SERVICE_H_
 #define KERNELSEEK_SERVER_WORKER_HUB_SERVICE_H_
 
@@ -12,21 +14,22 @@
 
 namespace kseek {
 
-class WorkerHubService final : public kernelseek::v1::WorkerHub::Service {
+class WorkerHubService final : public kernelseek::v1::WorkerHub::CallbackService {
  public:
   // `artifacts` may be null: the server keeps no builds (both calls answer
   // UNIMPLEMENTED, and workers compile).
   WorkerHubService(JobQueue* queue, Authenticator* auth, CompileArtifactCache* artifacts = nullptr)
       : queue_(queue), auth_(auth), artifacts_(artifacts) {}
 
-  grpc::Status Synchronize(grpc::ServerContext* context, const kernelseek::v1::SynchronizeRequest* request,
-                           kernelseek::v1::SynchronizeResponse* response) override;
-  grpc::Status PutCompiledArtifact(grpc::ServerContext* context,
-                                   const kernelseek::v1::PutCompiledArtifactRequest* request,
-                                   kernelseek::v1::PutCompiledArtifactResponse* response) override;
-  grpc::Status GetCompiledArtifact(grpc::ServerContext* context,
-                                   const kernelseek::v1::GetCompiledArtifactRequest* request,
-                                   kernelseek::v1::GetCompiledArtifactResponse* response) override;
+  grpc::ServerUnaryReactor* Synchronize(grpc::CallbackServerContext* context,
+                                        const kernelseek::v1::SynchronizeRequest* request,
+                                        kernelseek::v1::SynchronizeResponse* response) override;
+  grpc::ServerUnaryReactor* PutCompiledArtifact(grpc::CallbackServerContext* context,
+                                                const kernelseek::v1::PutCompiledArtifactRequest* request,
+                                                kernelseek::v1::PutCompiledArtifactResponse* response) override;
+  grpc::ServerUnaryReactor* GetCompiledArtifact(grpc::CallbackServerContext* context,
+                                                const kernelseek::v1::GetCompiledArtifactRequest* request,
+                                                kernelseek::v1::GetCompiledArtifactResponse* response) override;
 
  private:
   JobQueue* const queue_;

@@ -349,5 +349,93 @@ TEST_CASE("a watch open when its token is revoked ends UNAUTHENTICATED within a 
   CHECK(absl::Now() - revoked < absl::Seconds(5));
 }
 
+TEST_CASE("a job's watch sends its own changes as they happen, and another job's changes send nothing") {
+  Server s;
+  CreatedToken bo = s.User("bo", "blue", Role::kMember);
+  std::string a;
+  std::string b;
+  REQUIRE(s.Submit(bo, &a).ok());
+  REQUIRE(s.Submit(bo, &b).ok());
+  kernelseek::v1::WatchJobRequest watch;
+  watch.set_job_id(a);
+  auto context = Server::As(bo);
+  auto reader = s.stub->WatchJob(context.get(), watch);
+  Job job;
+  REQUIRE(reader->Read(&job));
+  CHECK(job.id() == a);
+  CHECK(job.state() == kernelseek::v1::JOB_STATE_QUEUED);
+  // B is behind A: cancelling it changes nothing A's watcher sees.
+  REQUIRE(s.Cancel(bo, b, &job).ok());
+  const absl::Time cancelled = absl::Now();
+  REQUIRE(s.Cancel(bo, a, &job).ok());
+  REQUIRE(reader->Read(&job));
+  CHECK(job.id() == a);
+  CHECK(job.state() == kernelseek::v1::JOB_STATE_CANCELLED);
+  // Woken by the change, not found by the periodic step.
+  CHECK(absl::Now() - cancelled < absl::Milliseconds(500));
+  CHECK_FALSE(reader->Read(&job));
+  CHECK(reader->Finish().ok());
+}
+
+TEST_CASE("shutdown with watches open ends them UNAVAILABLE at once and the server stops promptly") {
+  Server s;
+  CreatedToken bo = s.User("bo", "blue", Role::kMember);
+  std::string job_id;
+  REQUIRE(s.Submit(bo, &job_id).ok());
+  const std::string session_id = s.StoredSession("bo", "blue");
+  REQUIRE(s.Ask(bo, session_id).ok());
+
+  kernelseek::v1::WatchJobRequest watch_job;
+  watch_job.set_job_id(job_id);
+  auto job_context = Server::As(bo);
+  auto job_reader = s.stub->WatchJob(job_context.get(), watch_job);
+  Job job;
+  REQUIRE(job_reader->Read(&job));
+  kernelseek::v1::WatchSessionRequest watch_session;
+  watch_session.set_session_id(session_id);
+  watch_session.set_follow(true);
+  auto session_context = Server::As(bo);
+  auto session_reader = s.stub->WatchSession(session_context.get(), watch_session);
+  kernelseek::v1::SessionEvent event;
+  REQUIRE(session_reader->Read(&event));
+  CHECK(event.has_human_message());
+
+  const absl::Time start = absl::Now();
+  s.sessions.Shutdown();
+  s.queue.Shutdown();
+  s.server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  CHECK(absl::Now() - start < absl::Seconds(1));
+  CHECK_FALSE(job_reader->Read(&job));
+  grpc::Status job_end = job_reader->Finish();
+  CHECK(job_end.error_code() == grpc::StatusCode::UNAVAILABLE);
+  CHECK(job_end.error_message() == "server is shutting down; watch again");
+  CHECK_FALSE(session_reader->Read(&event));
+  CHECK(session_reader->Finish().error_code() == grpc::StatusCode::UNAVAILABLE);
+}
+
+TEST_CASE("a session watch that follows gets each new event as it is posted, not on a timer") {
+  Server s;
+  CreatedToken bo = s.User("bo", "blue", Role::kMember);
+  const std::string id = s.StoredSession("bo", "blue");
+  kernelseek::v1::WatchSessionRequest watch;
+  watch.set_session_id(id);
+  watch.set_follow(true);
+  auto context = Server::As(bo);
+  auto reader = s.stub->WatchSession(context.get(), watch);
+  for (int i = 0; i < 3; ++i) {
+    int64_t seq = 0;
+    REQUIRE(s.Ask(bo, id, &seq).ok());
+    const absl::Time asked = absl::Now();
+    kernelseek::v1::SessionEvent event;
+    REQUIRE(reader->Read(&event));
+    CHECK(event.seq() == seq);
+    CHECK(absl::Now() - asked < absl::Milliseconds(500));
+  }
+  context->TryCancel();
+  kernelseek::v1::SessionEvent event;
+  CHECK_FALSE(reader->Read(&event));
+  CHECK(reader->Finish().error_code() == grpc::StatusCode::CANCELLED);
+}
+
 }  // namespace
 }  // namespace kseek

@@ -559,5 +559,91 @@ TEST_CASE("a session's job wait ends CANCELLED, not \"did not finish\", when the
   CHECK_THAT(std::string(result.status().message()), Catch::Contains("shutting down"));
 }
 
+TEST_CASE("a job's watchers are woken by its own changes only, not by another job's") {
+  Fixture f;
+  const std::string a = f.queue.Submit("ana", kDefaultTeam, CompileSpec(), kQueueAnyway).value();
+  const std::string b = f.queue.Submit("bo", kDefaultTeam, CompileSpec(), kQueueAnyway).value();
+  int woken_a = 0;
+  int woken_b = 0;
+  absl::StatusOr<ChangeNotifier::Subscription> watch_a = f.queue.SubscribeJob(a, [&] { ++woken_a; });
+  absl::StatusOr<ChangeNotifier::Subscription> watch_b = f.queue.SubscribeJob(b, [&] { ++woken_b; });
+  REQUIRE(watch_a.ok());
+  REQUIRE(watch_b.ok());
+
+  // w1 takes A (the oldest): A changed, and B moved up the queue.
+  const auto lease_a = f.queue.Synchronize(Idle("w1")).value().desired_state.execute();
+  REQUIRE(lease_a.job_id() == a);
+  CHECK(woken_a >= 1);
+  CHECK(woken_b >= 1);
+
+  // From here on A is leased: B's lease, stage, progress and end leave A's
+  // watchers asleep.
+  woken_a = 0;
+  woken_b = 0;
+  const auto lease_b = f.queue.Synchronize(Idle("w2")).value().desired_state.execute();
+  REQUIRE(lease_b.job_id() == b);
+  REQUIRE(f.queue.Synchronize(Executing("w2", lease_b.lease_id())).ok());
+  f.clock.Advance(absl::Seconds(1));
+  REQUIRE(f.queue.Synchronize(Completed("w2", lease_b.lease_id(), "ok")).ok());
+  CHECK(f.queue.GetJob(b)->state() == kernelseek::v1::JOB_STATE_SUCCEEDED);
+  CHECK(woken_b >= 3);
+  CHECK(woken_a == 0);
+
+  // A's own stage wakes only A's.
+  woken_b = 0;
+  REQUIRE(f.queue.Synchronize(Executing("w1", lease_a.lease_id())).ok());
+  CHECK(woken_a == 1);
+  CHECK(woken_b == 0);
+
+  // A destroyed subscription is not called again.
+  *watch_a = ChangeNotifier::Subscription();
+  REQUIRE(f.queue.Cancel("ana", a).ok());
+  CHECK(woken_a == 1);
+  CHECK(f.queue.SubscribeJob("abc", [] {}).status().code() == absl::StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("a job re-entering the queue wakes the watchers of the jobs queued behind it, not of leased ones") {
+  Fixture f;
+  const std::string a = f.queue.Submit("ana", kDefaultTeam, CompileSpec(), kQueueAnyway).value();
+  const std::string b = f.queue.Submit("bo", kDefaultTeam, CompileSpec(), kQueueAnyway).value();
+  const std::string c = f.queue.Submit("cy", kDefaultTeam, CompileSpec(), kQueueAnyway).value();
+  const auto lease_a = f.queue.Synchronize(Idle("w1")).value().desired_state.execute();
+  REQUIRE(lease_a.job_id() == a);
+  const auto lease_b = f.queue.Synchronize(Idle("w2")).value().desired_state.execute();
+  REQUIRE(lease_b.job_id() == b);
+  int woken_b = 0;
+  int woken_c = 0;
+  absl::StatusOr<ChangeNotifier::Subscription> watch_b = f.queue.SubscribeJob(b, [&] { ++woken_b; });
+  absl::StatusOr<ChangeNotifier::Subscription> watch_c = f.queue.SubscribeJob(c, [&] { ++woken_c; });
+  REQUIRE(watch_b.ok());
+  REQUIRE(watch_c.ok());
+
+  // w1 goes silent, w2 keeps B's lease: A's lease lapses and A is queued
+  // again, ahead of C.
+  f.clock.Advance(absl::Seconds(6));
+  REQUIRE(f.queue.Synchronize(Executing("w2", lease_b.lease_id())).ok());
+  f.clock.Advance(absl::Seconds(5));
+  const auto retaken = f.queue.Synchronize(Idle("w3")).value().desired_state.execute();
+  CHECK(retaken.job_id() == a);
+  CHECK(f.queue.GetJob(b)->state() == kernelseek::v1::JOB_STATE_LEASED);
+  CHECK(woken_c >= 1);
+  // B is leased: where A stands in the queue is nothing to it.
+  CHECK(woken_b == 1);  // w2's own sync (its stage) only
+}
+
+TEST_CASE("an idle worker's long poll is woken when work is queued and at shutdown") {
+  Fixture f;
+  int woken = 0;
+  ChangeNotifier::Subscription work = f.queue.SubscribeWork([&] { ++woken; });
+  REQUIRE(f.queue.Synchronize(Idle("w1")).value().desired_state.has_idle());
+  CHECK(woken == 0);
+  const std::string id = f.queue.Submit("ana", kDefaultTeam, CompileSpec()).value();
+  CHECK(woken == 1);
+  REQUIRE(f.queue.Synchronize(Idle("w1")).value().desired_state.execute().job_id() == id);
+  CHECK(woken == 1);  // leasing takes work away
+  f.queue.Shutdown();
+  CHECK(woken == 2);
+}
+
 }  // namespace
 }  // namespace kseek
