@@ -1,10 +1,9 @@
-# Eighth session, device calls 6a and 6b. 6a (`carry: [".whl", ".lab10"]`): sm90_one (the
+# Eighth session, device call 6 (`carry: [".whl", ".lab10"]`): sm90_one (the
 # committed file, run 5's figure) against sm90_one2 (the same with the first launch's key range a
 # compile-time 0..n_blocks, the S issue written inline and PassTurn testing consumer 0 first, to
 # bring back sm90_base's d = 128 loop schedule), d = 128 interleaved with cuDNN and FA3; the
-# faster by FA3 geometric mean is written to /tmp/choice. 6b (`carry: [".lab9"]`, the bundle, on
-# the same warm machine, .whl and .lab10 still there): kseek verify and bench of that one.
-# Usage: bash s8_run6.sh a|b
+# faster by FA3 geometric mean is written to /tmp/choice (a kseek bench of it was to follow in a
+# second call on the same warm machine; it was not run: one2 did not win). Usage: bash s8_run6.sh a
 set -o pipefail
 if [ "$1" = a ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/fa3*.whl || exit 1
@@ -23,16 +22,3 @@ if [ "$1" = a ]; then
   echo "choice: $(cat /tmp/choice)"
   exit 0
 fi
-choice=$(cat /tmp/choice) || exit 1
-echo "choice: $choice"
-mkdir -p /tmp/b && tar -C /tmp/b -xJf .lab9/kseek-bundle.tar.xz || exit 1
-B=/tmp/b/kseek-bundle
-mkdir -p $B/share/wheels && cp .whl/*.whl $B/share/wheels/
-cp .lab10/sm90_$choice.cu $B/share/kernels/attention_fwd/sm90.cu
-R=/tmp/r; rm -rf $R; mkdir -p $R
-(cd $B && OUT_DIR=$R timeout 560 ./gpu_node_run.sh "workers" \
-  "verify kernels/attention_fwd/sm90.cu --problem attention_fwd --arch sm_90a --scenarios all" \
-  "bench kernels/attention_fwd/sm90.cu --problem attention_fwd --arch sm_90a --scenarios perf --baseline fa3,cudnn --max-seconds 1 --rounds 2") \
-  > $R/node.txt 2>&1
-grep -E '^\$|passed|geometric|baselines:|exit' $R/node.txt
-cp $R/0*.txt $OUT/ 2>/dev/null
