@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -68,15 +69,39 @@ kernelseek::v1::RunResult MergeShardResults(const kernelseek::v1::ShardPlan& pla
       }
       if (held->version().empty()) held->set_version(b.version());
     }
+    const std::string label = absl::StrCat("shard ", shard.info().index() + 1, " (", shard.info().worker(), ")");
     if (!r.runner_error().empty()) {
-      runner_errors.push_back(plan.shards_size() > 1 ? absl::StrCat("shard ", shard.info().index() + 1, " (",
-                                                                    shard.info().worker(), "): ", r.runner_error())
-                                                     : r.runner_error());
+      runner_errors.push_back(plan.shards_size() > 1 ? absl::StrCat(label, ": ", r.runner_error()) : r.runner_error());
     }
-    for (const kernelseek::v1::ScenarioResult& s : r.scenarios()) scenarios.push_back(s);
+    // A worker's rows are held to what it was given: a row it was not given,
+    // or a second row for one scenario, is dropped, and a scenario it gave
+    // no row for is a failed row, each said in the runner error, so a
+    // faulty worker cannot make a bench look like it passed over other
+    // shapes or fewer of them. (With no list, the server could not resolve
+    // the selection and the worker's rows are taken as they are.)
+    const auto& given = shard.info().scenarios();
+    const std::set<std::string> planned(given.begin(), given.end());
+    std::set<std::string> seen;
+    for (const kernelseek::v1::ScenarioResult& s : r.scenarios()) {
+      if (!planned.empty() && planned.count(s.id()) == 0) {
+        runner_errors.push_back(absl::StrCat(label, " returned scenario ", s.id(), ", which it was not given; dropped"));
+      } else if (!seen.insert(s.id()).second) {
+        runner_errors.push_back(absl::StrCat(label, " returned scenario ", s.id(), " twice; the second dropped"));
+      } else {
+        scenarios.push_back(s);
+      }
+    }
+    for (const std::string& id : given) {
+      if (seen.count(id) != 0) continue;
+      kernelseek::v1::ScenarioResult& missing = scenarios.emplace_back();
+      missing.set_id(id);
+      missing.set_passed(false);
+      missing.set_reason(absl::StrCat("no result: ", label, " returned none for it"));
+      runner_errors.push_back(absl::StrCat(label, " returned no result for scenario ", id));
+    }
   }
-  // The job's order; a scenario the job did not name (our workers never
-  // return one) goes last rather than being dropped.
+  // The job's order; a scenario the job did not name (possible only from a
+  // shard without a list) goes last rather than being dropped.
   auto rank = [&](const kernelseek::v1::ScenarioResult& s) {
     auto it = position.find(s.id());
     return it == position.end() ? order.size() : it->second;

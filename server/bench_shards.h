@@ -38,6 +38,9 @@ kernelseek::v1::JobSpec ShardSpec(const kernelseek::v1::JobSpec& job, const kern
 // the same GPU model and driver), any runner errors each prefixed with its
 // shard, and `shards` saying which worker ran which scenarios. When a
 // shard's build failed, that shard's result is the job's (nothing ran).
+// Each shard's rows are held to the scenarios it was given: rows for others
+// and repeated rows are dropped, and a given scenario without a row becomes
+// a failed row; each case is named in runner_error.
 kernelseek::v1::RunResult MergeShardResults(const kernelseek::v1::ShardPlan& plan,
                                             const std::vector<std::string>& order);
 

@@ -412,5 +412,40 @@ TEST_CASE("a shard whose build failed makes the job's result the failed build") 
   CHECK(merged.shards_size() == 2);
 }
 
+TEST_CASE("a shard's rows are held to the scenarios it was given") {
+  kernelseek::v1::ShardPlan plan;
+  auto add_shard = [&](int index, const std::string& worker, std::vector<std::string> given,
+                       std::vector<std::string> returned) {
+    auto* shard = plan.add_shards();
+    shard->set_done(true);
+    shard->mutable_info()->set_index(index);
+    shard->mutable_info()->set_worker(worker);
+    for (const std::string& id : given) shard->mutable_info()->add_scenarios(id);
+    shard->mutable_result()->mutable_compile()->set_success(true);
+    for (const std::string& id : returned) {
+      auto* row = shard->mutable_result()->add_scenarios();
+      row->set_id(id);
+      row->set_passed(true);
+      row->set_tflops(100);
+    }
+  };
+  // Shard 1 also returns a scenario of shard 2's and repeats one of its own;
+  // shard 2 leaves one of its scenarios out.
+  add_shard(0, "gpu-a", {"s1", "s3"}, {"s1", "s3", "s2", "s1"});
+  add_shard(1, "gpu-b", {"s2", "s4"}, {"s2"});
+  RunResult merged = MergeShardResults(plan, {"s1", "s2", "s3", "s4"});
+  std::vector<std::string> ids;
+  for (const auto& row : merged.scenarios()) ids.push_back(row.id());
+  CHECK(ids == std::vector<std::string>{"s1", "s2", "s3", "s4"});
+  CHECK_FALSE(merged.scenarios(3).passed());
+  CHECK(merged.scenarios(3).reason() == "no result: shard 2 (gpu-b) returned none for it");
+  CHECK(merged.passed() == 3);
+  CHECK(merged.failed() == 1);
+  const std::string& errors = merged.runner_error();
+  CHECK(errors.find("shard 1 (gpu-a) returned scenario s2, which it was not given; dropped") != std::string::npos);
+  CHECK(errors.find("shard 1 (gpu-a) returned scenario s1 twice; the second dropped") != std::string::npos);
+  CHECK(errors.find("shard 2 (gpu-b) returned no result for scenario s4") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace kseek
