@@ -163,13 +163,21 @@ absl::StatusOr<int64_t> AppendEventInTransaction(Database& db, int64_t session_i
 }  // namespace
 
 absl::StatusOr<int64_t> SessionStore::AppendSessionEvent(int64_t session_id, const kernelseek::v1::SessionEvent& event) {
+  return Append(session_id, event, /*queue_for_delivery=*/false);
+}
+
+absl::StatusOr<int64_t> SessionStore::Append(int64_t session_id, const kernelseek::v1::SessionEvent& event,
+                                             bool queue_for_delivery) {
   absl::MutexLock lock(&mu_);
   int64_t seq = 0;
   absl::Status s = InTransaction(*db_, [&]() -> absl::Status {
     absl::StatusOr<int64_t> appended = AppendEventInTransaction(*db_, session_id, event);
     if (!appended.ok()) return appended.status();
     seq = *appended;
-    return absl::OkStatus();
+    if (!queue_for_delivery) return absl::OkStatus();
+    absl::StatusOr<Statement> q = db_->GetCachedStatement("INSERT INTO session_messages (session_id, seq) VALUES (?, ?)");
+    if (!q.ok()) return q.status();
+    return q->Bind(1, session_id).Bind(2, seq).Run();
   });
   if (!s.ok()) return s;
   return seq;
@@ -203,18 +211,7 @@ absl::StatusOr<std::vector<kernelseek::v1::SessionEvent>> SessionStore::ListSess
 }
 
 absl::StatusOr<int64_t> SessionStore::AppendHumanMessage(int64_t session_id, const kernelseek::v1::SessionEvent& event) {
-  absl::MutexLock lock(&mu_);
-  int64_t seq = 0;
-  absl::Status s = InTransaction(*db_, [&]() -> absl::Status {
-    absl::StatusOr<int64_t> appended = AppendEventInTransaction(*db_, session_id, event);
-    if (!appended.ok()) return appended.status();
-    seq = *appended;
-    absl::StatusOr<Statement> q = db_->GetCachedStatement("INSERT INTO session_messages (session_id, seq) VALUES (?, ?)");
-    if (!q.ok()) return q.status();
-    return q->Bind(1, session_id).Bind(2, seq).Run();
-  });
-  if (!s.ok()) return s;
-  return seq;
+  return Append(session_id, event, /*queue_for_delivery=*/true);
 }
 
 absl::StatusOr<std::vector<int64_t>> SessionStore::PendingMessageSeqs(int64_t session_id) {

@@ -68,6 +68,10 @@ class SessionStore {
   absl::StatusOr<std::vector<kernelseek::v1::KernelVersion>> ListKernelVersions(int64_t session_id, bool with_source);
 
  private:
+  // Appends `event` in one transaction and, with queue_for_delivery, queues
+  // it as a pending human message in the same one.
+  absl::StatusOr<int64_t> Append(int64_t session_id, const kernelseek::v1::SessionEvent& event,
+                                 bool queue_for_delivery);
   explicit SessionStore(std::unique_ptr<Database> db) : db_(std::move(db)) {}
 
   absl::Mutex mu_;
