@@ -1618,8 +1618,8 @@ int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
     if (!plan.pieces.empty()) {
       TailArgs<true> ta;
       if (const int rc = FillTailTable(plan, &ta); rc != kOk) return rc;
-      // The split tiles' completion counters (which the launch leaves at
-      // zero) and partial results: allocated on the stream for this call
+      // The split tiles' completion counters (zeroed here) and partial
+      // results: allocated on the stream for this call
       // from the device's memory pool, and given back behind the launch, so
       // nothing outlives the call and nothing waits for the device.
       const size_t counter_bytes =
