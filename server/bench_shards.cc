@@ -32,8 +32,17 @@ kernelseek::v1::JobSpec ShardSpec(const kernelseek::v1::JobSpec& job, const kern
   return spec;
 }
 
-kernelseek::v1::RunResult MergeShardResults(const kernelseek::v1::ShardPlan& plan,
-                                            const std::vector<std::string>& order) {
+kernelseek::v1::RunResult MergeShardResults(const kernelseek::v1::ShardPlan& plan) {
+  // The job's order, undoing SplitScenarios' deal: scenario k * N + i is the
+  // k-th of shard i.
+  std::vector<std::string> order;
+  for (int k = 0;; ++k) {
+    const size_t before = order.size();
+    for (const kernelseek::v1::ShardPlan::Shard& shard : plan.shards()) {
+      if (k < shard.info().scenarios_size()) order.push_back(shard.info().scenarios(k));
+    }
+    if (order.size() == before) break;
+  }
   kernelseek::v1::RunResult merged;
   auto add_shards = [&plan](kernelseek::v1::RunResult* result) {
     result->clear_shards();

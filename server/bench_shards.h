@@ -31,7 +31,8 @@ std::vector<std::vector<std::string>> SplitScenarios(const std::vector<std::stri
 kernelseek::v1::JobSpec ShardSpec(const kernelseek::v1::JobSpec& job, const kernelseek::v1::ShardPlan& plan, int shard);
 
 // One RunResult from the results of every shard of `plan` (all done), in the
-// form a bench on one GPU has: the scenarios in `order` (the job's), the
+// form a bench on one GPU has: the scenarios in the job's order (read back
+// from the plan's round-robin deal), the
 // passed and failed counts and geometric means computed over all of them
 // (common/run_summary.h), the baselines in the job's order with their
 // versions, the GPU, driver and build of the first shard (every shard ran on
@@ -41,8 +42,7 @@ kernelseek::v1::JobSpec ShardSpec(const kernelseek::v1::JobSpec& job, const kern
 // Each shard's rows are held to the scenarios it was given: rows for others
 // and repeated rows are dropped, and a given scenario without a row becomes
 // a failed row; each case is named in runner_error.
-kernelseek::v1::RunResult MergeShardResults(const kernelseek::v1::ShardPlan& plan,
-                                            const std::vector<std::string>& order);
+kernelseek::v1::RunResult MergeShardResults(const kernelseek::v1::ShardPlan& plan);
 
 }  // namespace kseek
 

@@ -765,15 +765,8 @@ absl::Status JobQueue::CompleteShardLocked(const Lease& lease, const CurrentStat
     JobChangedLocked(lease.job_id);
     return absl::OkStatus();
   }
-  std::vector<std::string> order;
-  const kernelseek::v1::RunOptions& run = queued.job.spec().run();
-  if (absl::StatusOr<const Problem*> problem = problems_->Find(run.problem()); problem.ok()) {
-    if (auto selected = (*problem)->Select(run.scenarios()); selected.ok()) {
-      for (const kernelseek::v1::ScenarioSpec* s : *selected) order.push_back(s->id());
-    }
-  }
   kernelseek::v1::JobResult result;
-  *result.mutable_run() = MergeShardResults(plan, order);
+  *result.mutable_run() = MergeShardResults(plan);
   if (absl::Status s = store_->SaveShardPlan(lease.job_id, plan); !s.ok()) return s;
   if (absl::Status s = store_->FinishJob(lease.job_id, kernelseek::v1::JOB_STATE_SUCCEEDED, "", &result, clock_->Now());
       !s.ok()) {
