@@ -159,7 +159,7 @@ constexpr int kMaxTilePieces = 4;
 constexpr int kMaxCtas = 160;
 
 __host__ __device__ constexpr int MinSplitBlocks(int d, int consumers) {
-  return d == 64 ? (consumers == 3 ? 16 : 0) : (d == 128 ? 64 : 0);
+  return d == 64 ? (consumers == 3 ? 16 : 0) : (d == 128 ? 16 : 0);
 }
 
 // One piece of the tail: key blocks [it_begin, it_end) of one tile, in the
