@@ -1,0 +1,15 @@
+# Tenth session, device call 1 (`carry: [".lab11"]`, which holds the fa3-fwd 0.0.3 wheel and the
+# variants): sm90_tr (row max and row sum in four independent chains instead of one), sm90_t3 (tr,
+# and d = 64 causal s = 2048 on the three-consumer kernel), sm90_ov (t3, and the three-consumer
+# d = 64 kernel with the softmax overlapped with its own P V and the stale max), against sm90_base
+# (the committed file); bf16, interleaved with FA3 and cuDNN.
+set -o pipefail
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .lab11/fa3*.whl || exit 1
+export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
+L=../../../.lab11
+cd docs/kernels/sm90_lab
+for v in tr ov; do timeout 60 python3 harness.py $L/sm90_$v.so --check > $OUT/check-$v.txt 2>&1; grep -E 'BAD|CHECK' $OUT/check-$v.txt | tail -3; done
+timeout 100 python3 harness.py $L/sm90_base.so $L/sm90_t3.so $L/sm90_ov.so --bench --fa3 --only-d 64 --only-dtype bf16 --reps 10 > $OUT/bench-d64.txt 2>&1
+timeout 80 python3 harness.py $L/sm90_base.so $L/sm90_tr.so --bench --fa3 --only-d 128 --only-dtype bf16 --reps 10 > $OUT/bench-d128.txt 2>&1
+timeout 80 python3 harness.py $L/sm90_base.so $L/sm90_tr.so --bench --fa3 --only-d 256 --only-dtype bf16 --reps 10 > $OUT/bench-d256.txt 2>&1
+for d in 64 128 256; do grep GEOMEAN $OUT/bench-d$d.txt; python3 cmp.py $OUT/bench-d$d.txt --vs fa3 2>&1 | tail -8; done
