@@ -3,6 +3,8 @@
 # and d = 64 causal s = 2048 on the three-consumer kernel), sm90_ov (t3, and the three-consumer
 # d = 64 kernel with the softmax overlapped with its own P V and the stale max), against sm90_base
 # (the committed file); bf16, interleaved with FA3 and cuDNN.
+# The variants are sm90.cu at 7b78da4 with s10_variants.patch (one hunk set per variant) applied,
+# built with nvcc -gencode=arch=compute_90a,code=sm_90a -O3 -shared -Xcompiler -fPIC into .lab11/.
 set -o pipefail
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .lab11/fa3*.whl || exit 1
 export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
