@@ -93,6 +93,9 @@ def check(kern, seed=0):
         cases += [(2, 1000, 1000, 70, 70, 128, c, dt) for c in (0, 1)]
         cases += [(2, 1500, 1500, 40, 20, 64, c, dt) for c in (0, 1)]
         cases += [(2, 3000, 3000, 16, 16, 64, 1, dt)]
+        # causal d = 64 at s = 2048 (the two-consumer kernel): a last wave split, and
+        # fewer units than CTAs (the tail launch alone)
+        cases += [(3, 2048, 2048, 20, 10, 64, 1, dt), (1, 2048, 2048, 10, 10, 64, 1, dt)]
         cases += [(1, 2000, 2000, 40, 40, 256, c, dt) for c in (0, 1)]
     bad = 0
     for (b, sq, sk, h, hkv, d, causal, dt) in cases:
