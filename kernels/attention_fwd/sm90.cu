@@ -308,6 +308,15 @@ __device__ __forceinline__ uint64_t MakeDesc(uint32_t addr, uint32_t lbo_bytes) 
          (static_cast<uint64_t>(1024 >> 4) << 32) | (1ull << 62);
 }
 
+// The descriptor of the tile `byte_offset` bytes past the one `base`
+// describes. Only the address field (bits 0-13, in 16-byte units) changes,
+// and it cannot carry out of them: shared memory addresses stay below 2^18.
+// One uniform add per wgmma, where MakeDesc takes a mask, shifts and ors.
+__device__ __forceinline__ uint64_t DescPlus(uint64_t base, uint32_t byte_offset) {
+  const uint32_t lo = static_cast<uint32_t>(base) + (byte_offset >> 4);
+  return (base & 0xFFFFFFFF00000000ull) | lo;
+}
+
 __device__ __forceinline__ float Exp2(float x) {
   float y;
   asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
@@ -888,11 +897,11 @@ template <class Cfg, bool kBf16>
 __device__ __forceinline__ void IssueQkRegs(float (&s_acc)[Cfg::kBlockN / 2],
                                             const uint32_t (&q_frag)[Cfg::kD / 4],
                                             const SmemMap<Cfg>& sm, int s) {
+  const uint64_t k0 = MakeDesc(sm.k + s * Cfg::kKvBytes, 16);
   WgmmaFence();
 #pragma unroll
   for (int kk = 0; kk < Cfg::kD / 16; ++kk) {
-    const uint64_t desc_k = MakeDesc(
-        sm.k + s * Cfg::kKvBytes + (kk / 4) * Cfg::kBlockN * kSwizzleBytes + (kk % 4) * 32, 16);
+    const uint64_t desc_k = DescPlus(k0, (kk / 4) * Cfg::kBlockN * kSwizzleBytes + (kk % 4) * 32);
     Wgmma<Cfg::kBlockN, kBf16>::template Rs<false>(s_acc, q_frag[4 * kk], q_frag[4 * kk + 1],
                                                    q_frag[4 * kk + 2], q_frag[4 * kk + 3], desc_k,
                                                    kk > 0 ? 1u : 0u);
@@ -901,15 +910,22 @@ __device__ __forceinline__ void IssueQkRegs(float (&s_acc)[Cfg::kBlockN / 2],
 }
 
 // O += P V for the block in ring slot s (issued, not waited).
+// d = 128 steps its descriptors with DescPlus, as its S product does (the
+// loop 525 -> 483 instructions, 0.9% faster in the lab, s11 run 3); at d = 64
+// and 256 the same change measured 0.4% and 0.2% slower, so they keep
+// MakeDesc per wgmma.
 template <class Cfg, bool kBf16>
 __device__ __forceinline__ void IssuePv(float (&o_acc)[Cfg::kD / 2],
                                         const uint32_t (&p_frag)[Cfg::kBlockN / 4],
                                         const SmemMap<Cfg>& sm, int s) {
+  const uint64_t v0 = MakeDesc(sm.v + s * Cfg::kKvBytes, Cfg::kBlockN * kSwizzleBytes);
   WgmmaFence();
 #pragma unroll
   for (int kk = 0; kk < Cfg::kBlockN / 16; ++kk) {
-    const uint64_t desc_v = MakeDesc(sm.v + s * Cfg::kKvBytes + kk * 16 * kSwizzleBytes,
-                                     Cfg::kBlockN * kSwizzleBytes);
+    const uint64_t desc_v =
+        Cfg::kD == 128 ? DescPlus(v0, kk * 16 * kSwizzleBytes)
+                       : MakeDesc(sm.v + s * Cfg::kKvBytes + kk * 16 * kSwizzleBytes,
+                                  Cfg::kBlockN * kSwizzleBytes);
     Wgmma<Cfg::kD, kBf16>::Rs(o_acc, p_frag[4 * kk], p_frag[4 * kk + 1], p_frag[4 * kk + 2],
                               p_frag[4 * kk + 3], desc_v);
   }
@@ -932,12 +948,14 @@ __device__ __forceinline__ void MaskScores(float (&s_acc)[kBlockN / 2], int n,
   for (int r = 0; r < 2; ++r) {
     const int row = cl.row_base + 8 * r;
     const int limit = p.causal ? min(p.s_k, row + p.s_k - p.s_q + 1) : p.s_k;
+    // Keys are compared relative to this thread's first one, so that each
+    // takes one compare with a constant.
+    const int visible = limit - (n * kBlockN + 2 * cl.quad_col);
 #pragma unroll
     for (int nn = 0; nn < kBlockN / 8; ++nn) {
 #pragma unroll
       for (int j = 0; j < 2; ++j) {
-        const int key = n * kBlockN + nn * 8 + 2 * cl.quad_col + j;
-        if (key >= limit) s_acc[nn * 4 + r * 2 + j] = -INFINITY;
+        if (nn * 8 + j >= visible) s_acc[nn * 4 + r * 2 + j] = -INFINITY;
       }
     }
   }
@@ -1250,10 +1268,18 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   const int warpgroup = threadIdx.x / 128;
   if (threadIdx.x == 0) sm.InitBarriers(4 * kConsumers);
   __syncthreads();
+  // The tail launch is a programmatic dependent of the first (LaunchFast):
+  // once every CTA of the first has started, the tail's CTAs take each
+  // multiprocessor as it comes free. The tail reads nothing the first
+  // writes; its wait only keeps the stream's next work behind both.
+  if constexpr (!kTail) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 
   if (warpgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n" ::: "memory");
-    if (threadIdx.x == 0) RunProducer<Cfg, kEarlyQ, kTail>(sm, &tmap_q, &tmap_k, &tmap_v, p, ta);
+    if (threadIdx.x == 0) {
+      RunProducer<Cfg, kEarlyQ, kTail>(sm, &tmap_q, &tmap_k, &tmap_v, p, ta);
+      if constexpr (kTail) asm volatile("griddepcontrol.wait;\n" ::: "memory");
+    }
     return;
   }
 
@@ -1267,7 +1293,9 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   } else {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n" ::: "memory");
   }
-  const int consumer = warpgroup - 1;
+  // Warp-uniform for ptxas (a warp reduction writes a uniform register), so
+  // that the shared memory descriptors built from it stay uniform too.
+  const int consumer = __reduce_max_sync(0xffffffffu, warpgroup - 1);
   // The last consumer lets consumer 0 go first.
   if (consumer == kConsumers - 1) PassTurn<kConsumers>(consumer);
 
@@ -1624,11 +1652,12 @@ int FillTailTable(const TailPlan& plan, TailArgs<true>* ta) {
   return kOk;
 }
 
-// One launch of the kernel for (D, kBlockN, kConsumers), the first (whole
-// units) or the tail.
+// One launch of the kernel for (D, kBlockN, kConsumers): the first (whole
+// units) or the tail, the tail as a programmatic dependent of a first launch
+// before it (`dependent`).
 template <int D, int kBlockN, bool kBf16, int kConsumers, bool kTail>
 int LaunchKernel(int grid, const CUtensorMap (&tmaps)[4], const FwdParams& params,
-                 const TailArgs<kTail>& ta, cudaStream_t stream) {
+                 const TailArgs<kTail>& ta, bool dependent, cudaStream_t stream) {
   using Cfg = TileConfig<D, kBlockN, 64 * kConsumers>;
   auto* kernel = AttentionFwdKernel<D, kBlockN, kBf16, kConsumers, kTail>;
   static bool attribute_set = false;  // per instantiation; the value never changes
@@ -1639,9 +1668,20 @@ int LaunchKernel(int grid, const CUtensorMap (&tmaps)[4], const FwdParams& param
     }
     attribute_set = true;
   }
-  kernel<<<grid, 128 * (kConsumers + 1), Cfg::kSmemBytes, stream>>>(tmaps[0], tmaps[1], tmaps[2],
-                                                                    tmaps[3], params, ta);
-  return cudaGetLastError() == cudaSuccess ? kOk : kErrLaunch;
+  cudaLaunchAttribute attr;
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(grid);
+  config.blockDim = dim3(128 * (kConsumers + 1));
+  config.dynamicSmemBytes = Cfg::kSmemBytes;
+  config.stream = stream;
+  config.attrs = &attr;
+  config.numAttrs = dependent ? 1 : 0;
+  return cudaLaunchKernelEx(&config, kernel, tmaps[0], tmaps[1], tmaps[2], tmaps[3], params, ta) ==
+                 cudaSuccess
+             ? kOk
+             : kErrLaunch;
 }
 
 template <int D, int kBlockN, bool kBf16, int kConsumers = 2>
@@ -1670,19 +1710,16 @@ int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
   const int grid = MinInt(sm_count, kMaxCtas);
   const TailPlan plan =
       PlanTail<kBlockN, kRows, MinSplitBlocks(D, kConsumers)>(grid, &params);
-  if (params.whole_units > 0) {
-    const int rc = LaunchKernel<D, kBlockN, kBf16, kConsumers, false>(
-        MinInt(grid, params.whole_units), tmaps, params, TailArgs<false>{}, stream);
-    if (rc != kOk) return rc;
-  }
+  const bool first = params.whole_units > 0;
   if constexpr (MinSplitBlocks(D, kConsumers) > 0) {
     if (!plan.pieces.empty()) {
       TailArgs<true> ta;
       if (const int rc = FillTailTable(plan, &ta); rc != kOk) return rc;
-      // The split tiles' completion counters (zeroed here) and partial
-      // results: allocated on the stream for this call
-      // from the device's memory pool, and given back behind the launch, so
-      // nothing outlives the call and nothing waits for the device.
+      // The split tiles' completion counters and partial results: allocated
+      // on the stream for this call from the device's memory pool, the
+      // counters zeroed ahead of both launches (nothing stands between
+      // them), and given back behind the tail, so nothing outlives the call
+      // and nothing waits for the device.
       const size_t counter_bytes =
           (static_cast<size_t>(plan.split_tiles) * kConsumers * sizeof(int) + 255) / 256 * 256;
       const size_t bytes = counter_bytes + static_cast<size_t>(plan.slots) * kConsumers * 128 *
@@ -1691,15 +1728,23 @@ int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
       if (cudaMallocAsync(&workspace, bytes, stream) != cudaSuccess) return kErrLaunch;
       ta.counters = static_cast<int*>(workspace);
       ta.partials = reinterpret_cast<float*>(static_cast<char*>(workspace) + counter_bytes);
-      int rc = cudaMemsetAsync(workspace, 0, counter_bytes, stream) == cudaSuccess ? kOk : kErrLaunch;
+      int rc =
+          cudaMemsetAsync(workspace, 0, counter_bytes, stream) == cudaSuccess ? kOk : kErrLaunch;
+      if (rc == kOk && first) {
+        rc = LaunchKernel<D, kBlockN, kBf16, kConsumers, false>(
+            MinInt(grid, params.whole_units), tmaps, params, TailArgs<false>{}, false, stream);
+      }
       if (rc == kOk) {
-        rc = LaunchKernel<D, kBlockN, kBf16, kConsumers, true>(grid, tmaps, params, ta, stream);
+        rc = LaunchKernel<D, kBlockN, kBf16, kConsumers, true>(grid, tmaps, params, ta, first,
+                                                               stream);
       }
       const bool freed = cudaFreeAsync(workspace, stream) == cudaSuccess;
       return rc != kOk ? rc : (freed ? kOk : kErrLaunch);
     }
   }
-  return kOk;
+  if (!first) return kOk;
+  return LaunchKernel<D, kBlockN, kBf16, kConsumers, false>(
+      MinInt(grid, params.whole_units), tmaps, params, TailArgs<false>{}, false, stream);
 }
 
 bool FindScalar(const KseekArgs* args, const char* name, double* value) {
