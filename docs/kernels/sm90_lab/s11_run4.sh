@@ -1,11 +1,15 @@
 # Eleventh session, device call 4: the figure that counts for sm90.cu as committed after run 3
-# (pu with d = 128's descriptors stepped by DescPlus). `carry: [".lab12"]`: the bundle from
-# `bash deploy/make_bundle.sh` (with the fa3-fwd 0.0.3 and nvidia-cudnn-frontend 1.32.0 wheels of
-# .whl in its share/wheels) as .lab12/kseek-bundle.tar.xz, and the file as .lab12/sm90.cu.
+# (pu with d = 128's descriptors stepped by DescPlus). 4a (`carry: [".whl"]`, fa3-fwd 0.0.3 and
+# nvidia-cudnn-frontend 1.32.0) lands the wheels; 4b (`carry: [".lab12"]`: the bundle from
+# `bash deploy/make_bundle.sh` without its share/wheels, as .lab12/kseek-bundle.tar.xz, and the
+# file as .lab12/sm90.cu), on the same warm machine, finds them still there: together they are
+# over one call's 64 MiB. Usage: bash s11_run4.sh a|b
 set -o pipefail
+if [ "$1" = a ]; then ls -la .whl; exit 0; fi
+ls .whl/*.whl || exit 1
 mkdir -p /tmp/b && tar -C /tmp/b -xJf .lab12/kseek-bundle.tar.xz || exit 1
 B=/tmp/b/kseek-bundle
-ls $B/share/wheels/*.whl || exit 1
+mkdir -p $B/share/wheels && cp .whl/*.whl $B/share/wheels/
 cp .lab12/sm90.cu $B/share/kernels/attention_fwd/sm90.cu
 R=/tmp/r; mkdir -p $R
 (cd $B && OUT_DIR=$R timeout 560 ./gpu_node_run.sh "workers" \
