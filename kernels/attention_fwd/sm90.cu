@@ -1711,6 +1711,12 @@ int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
   const TailPlan plan =
       PlanTail<kBlockN, kRows, MinSplitBlocks(D, kConsumers)>(grid, &params);
   const bool first = params.whole_units > 0;
+  auto launch_first = [&] {
+    return first ? LaunchKernel<D, kBlockN, kBf16, kConsumers, false>(
+                       MinInt(grid, params.whole_units), tmaps, params, TailArgs<false>{}, false,
+                       stream)
+                 : kOk;
+  };
   if constexpr (MinSplitBlocks(D, kConsumers) > 0) {
     if (!plan.pieces.empty()) {
       TailArgs<true> ta;
@@ -1730,10 +1736,7 @@ int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
       ta.partials = reinterpret_cast<float*>(static_cast<char*>(workspace) + counter_bytes);
       int rc =
           cudaMemsetAsync(workspace, 0, counter_bytes, stream) == cudaSuccess ? kOk : kErrLaunch;
-      if (rc == kOk && first) {
-        rc = LaunchKernel<D, kBlockN, kBf16, kConsumers, false>(
-            MinInt(grid, params.whole_units), tmaps, params, TailArgs<false>{}, false, stream);
-      }
+      if (rc == kOk) rc = launch_first();
       if (rc == kOk) {
         rc = LaunchKernel<D, kBlockN, kBf16, kConsumers, true>(grid, tmaps, params, ta, first,
                                                                stream);
@@ -1742,9 +1745,7 @@ int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
       return rc != kOk ? rc : (freed ? kOk : kErrLaunch);
     }
   }
-  if (!first) return kOk;
-  return LaunchKernel<D, kBlockN, kBf16, kConsumers, false>(
-      MinInt(grid, params.whole_units), tmaps, params, TailArgs<false>{}, false, stream);
+  return launch_first();
 }
 
 bool FindScalar(const KseekArgs* args, const char* name, double* value) {
