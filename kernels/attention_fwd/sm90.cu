@@ -152,14 +152,16 @@ struct FwdParams {
 // by whichever of its CTAs finishes last (FinishPiece). Only tiles of at
 // least MinSplitBlocks key blocks are cut: a piece costs a tile's fixed work
 // (first S block, epilogue), its partial result, and the tail launch's
-// start, which shorter tiles do not win back (lab runs s5-run04 to 07).
+// start, which shorter tiles do not win back (lab runs s5-run04 to 07; at
+// d = 128, 16 blocks lost 4% at causal s = 2048 against no tail launch, and
+// 48 measured 0.8% faster than 16 over the grid, s12 runs 4 and 5).
 // 0: never. The first launch's kernels are the ones without a tail.
 constexpr int kMaxCtaPieces = 4;
 constexpr int kMaxTilePieces = 4;
 constexpr int kMaxCtas = 160;
 
 __host__ __device__ constexpr int MinSplitBlocks(int d, int consumers) {
-  return d == 64 ? (consumers == 3 ? 16 : 0) : (d == 128 ? 16 : 0);
+  return d == 64 ? (consumers == 3 ? 16 : 0) : (d == 128 ? 48 : 0);
 }
 
 // One piece of the tail: key blocks [it_begin, it_end) of one tile, in the
