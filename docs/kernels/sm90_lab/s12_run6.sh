@@ -3,7 +3,6 @@
 # (`carry: [".lab12"]`: the bundle from `bash deploy/make_bundle.sh` without its share/wheels, as
 # .lab12/kseek-bundle.tar.xz, and the file as .lab12/sm90.cu), on the same warm machine, finds
 # them still there: together they are over one call's 64 MiB. Usage: bash s12_run6.sh a|b
-# over one call's 64 MiB. Usage: bash s11_run4.sh a|b
 set -o pipefail
 if [ "$1" = a ]; then ls -la .whl; exit 0; fi
 ls .whl/*.whl || exit 1
