@@ -176,6 +176,25 @@ def fa3_call(q, k, v, causal, scale):
 
 USE_FA3 = False
 
+def lab_setup():
+    """The command line of the small lab scripts (SO... [--reps N]), FA3 on: the kernels by name
+    (file name less .so), the repetitions, and a buffer to flush the L2 with."""
+    global USE_FA3
+    ap = argparse.ArgumentParser()
+    ap.add_argument("so", nargs="+")
+    ap.add_argument("--reps", type=int, default=10)
+    a = ap.parse_args()
+    USE_FA3 = True
+    kerns = {os.path.basename(p)[:-3]: Kernel(os.path.abspath(p)) for p in a.so}
+    return kerns, a.reps, torch.empty(512 * 1024 * 1024, dtype=torch.uint8, device="cuda")
+
+def random_qkv(b, s_q, s_k, h, d):
+    """bf16 Q [b, s_q, h, d] and K, V [b, s_k, h, d], normal, seed 1."""
+    torch.manual_seed(1)
+    return (torch.randn(b, s_q, h, d, device="cuda", dtype=torch.bfloat16),
+            torch.randn(b, s_k, h, d, device="cuda", dtype=torch.bfloat16),
+            torch.randn(b, s_k, h, d, device="cuda", dtype=torch.bfloat16))
+
 def time_kernels(kerns, b, s_q, s_k, h, h_kv, causal, reps, flush, d=128):
     """Median microseconds of each kernel on one bf16 shape, the kernels
     interleaved, the L2 flushed before every call."""

@@ -7,25 +7,16 @@ saves per key block. bf16, interleaved, the L2 flushed before every call.
 
 Usage: python3 kvlong.py SO... [--reps N]
 """
-import argparse, math, os
+import math
 import torch
 import harness
 
-ap = argparse.ArgumentParser()
-ap.add_argument("so", nargs="+")
-ap.add_argument("--reps", type=int, default=10)
-a = ap.parse_args()
-harness.USE_FA3 = True
-kerns = {os.path.basename(p)[:-3]: harness.Kernel(os.path.abspath(p)) for p in a.so}
-flush = torch.empty(512 * 1024 * 1024, dtype=torch.uint8, device="cuda")
+kerns, reps, flush = harness.lab_setup()
 # (d, s_q, s_k, h, b): 1056 query tiles of 128 rows (8 rounds of 132 CTAs) at d = 128.
 grid = [(128, 1024, 16384, 33, 4), (128, 2048, 8192, 33, 2), (128, 4096, 4096, 33, 1),
         (64, 1536, 16384, 33, 4), (64, 3072, 8192, 33, 2)]
 for d, s_q, s_k, h, b in grid:
-    torch.manual_seed(1)
-    q = torch.randn(b, s_q, h, d, device="cuda", dtype=torch.bfloat16)
-    k = torch.randn(b, s_k, h, d, device="cuda", dtype=torch.bfloat16)
-    v = torch.randn(b, s_k, h, d, device="cuda", dtype=torch.bfloat16)
+    q, k, v = harness.random_qkv(b, s_q, s_k, h, d)
     scale = 1.0 / math.sqrt(d)
     fns = {}
     for c in (0, 1):
@@ -34,7 +25,7 @@ for d, s_q, s_k, h, b in grid:
             args = kern.make_args(q, k, v, o, lse, scale, c)
             fns[f"{n}/c{c}"] = (lambda kern=kern, args=args: kern(args))
         fns[f"fa3/c{c}"] = harness.fa3_call(q, k, v, c, scale)
-    us = harness.interleaved_us(fns, a.reps, flush, warmup=3)
+    us = harness.interleaved_us(fns, reps, flush, warmup=3)
     # Key blocks of 128 each kernel computes: full sees all, causal drops the triangle.
     full_flops = 4.0 * b * h * s_q * s_k * d
     causal_flops = full_flops - 2.0 * b * h * s_q * s_q * d

@@ -5,17 +5,11 @@ last wave well reads about the same at both head counts.
 
 Usage: python3 waves.py SO... [--reps N]
 """
-import argparse, math, os
+import math
 import torch
 import harness
 
-ap = argparse.ArgumentParser()
-ap.add_argument("so", nargs="+")
-ap.add_argument("--reps", type=int, default=10)
-a = ap.parse_args()
-harness.USE_FA3 = True
-kerns = {os.path.basename(p)[:-3]: harness.Kernel(os.path.abspath(p)) for p in a.so}
-flush = torch.empty(512 * 1024 * 1024, dtype=torch.uint8, device="cuda")
+kerns, reps, flush = harness.lab_setup()
 # (d, causal, s, heads...): b = 16384 / s. Causal units are pairs of 128-row tiles; h = 33 makes
 # b * h * (s / 256) a multiple of 132 where b * (s / 256) is a multiple of 4.
 grid = [(128, 1, 2048, (16, 33)), (128, 1, 4096, (16, 33)), (128, 1, 8192, (16, 33)),
@@ -24,10 +18,7 @@ grid = [(128, 1, 2048, (16, 33)), (128, 1, 4096, (16, 33)), (128, 1, 8192, (16, 
 for d, c, s, hs in grid:
     for h in hs:
         b = 16384 // s
-        torch.manual_seed(1)
-        q = torch.randn(b, s, h, d, device="cuda", dtype=torch.bfloat16)
-        k = torch.randn(b, s, h, d, device="cuda", dtype=torch.bfloat16)
-        v = torch.randn(b, s, h, d, device="cuda", dtype=torch.bfloat16)
+        q, k, v = harness.random_qkv(b, s, s, h, d)
         scale = 1.0 / math.sqrt(d)
         fns = {}
         for n, kern in kerns.items():
@@ -35,7 +26,7 @@ for d, c, s, hs in grid:
             args = kern.make_args(q, k, v, o, lse, scale, c)
             fns[n] = (lambda kern=kern, args=args: kern(args))
         fns["fa3"] = harness.fa3_call(q, k, v, c, scale)
-        us = harness.interleaved_us(fns, a.reps, flush, warmup=3)
+        us = harness.interleaved_us(fns, reps, flush, warmup=3)
         flops = 4.0 * b * h * s * s * d / (2 if c else 1)
         print(f"d={d:3d} c={c} s={s:5d} h={h:2d} b={b:2d}" +
               "".join(f" | {n} {t:7.1f}us {flops / t / 1e6:4.0f}TF" for n, t in us.items()), flush=True)
