@@ -154,7 +154,7 @@ struct FwdParams {
 // (first S block, epilogue), its partial result, and the tail launch's
 // start, which shorter tiles do not win back (lab runs s5-run04 to 07; at
 // d = 128, 16 blocks lost 4% at causal s = 2048 against no tail launch, and
-// 48 measured 0.8% faster than 16 over the grid, s12 runs 4 and 5).
+// 48 measured 0.8% faster than 16 over the d = 128 grid, s12 runs 4, 5).
 // 0: never. The first launch's kernels are the ones without a tail.
 constexpr int kMaxCtaPieces = 4;
 constexpr int kMaxTilePieces = 4;
