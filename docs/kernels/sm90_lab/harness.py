@@ -188,20 +188,18 @@ def lab_setup():
     kerns = {os.path.basename(p)[:-3]: Kernel(os.path.abspath(p)) for p in a.so}
     return kerns, a.reps, torch.empty(512 * 1024 * 1024, dtype=torch.uint8, device="cuda")
 
-def random_qkv(b, s_q, s_k, h, d):
-    """bf16 Q [b, s_q, h, d] and K, V [b, s_k, h, d], normal, seed 1."""
+def random_qkv(b, s_q, s_k, h, d, h_kv=None, dtype=torch.bfloat16):
+    """Q [b, s_q, h, d] and K, V [b, s_k, h_kv (default h), d], normal, seed 1."""
     torch.manual_seed(1)
-    return (torch.randn(b, s_q, h, d, device="cuda", dtype=torch.bfloat16),
-            torch.randn(b, s_k, h, d, device="cuda", dtype=torch.bfloat16),
-            torch.randn(b, s_k, h, d, device="cuda", dtype=torch.bfloat16))
+    h_kv = h if h_kv is None else h_kv
+    return (torch.randn(b, s_q, h, d, device="cuda", dtype=dtype),
+            torch.randn(b, s_k, h_kv, d, device="cuda", dtype=dtype),
+            torch.randn(b, s_k, h_kv, d, device="cuda", dtype=dtype))
 
 def time_kernels(kerns, b, s_q, s_k, h, h_kv, causal, reps, flush, d=128):
     """Median microseconds of each kernel on one bf16 shape, the kernels
     interleaved, the L2 flushed before every call."""
-    torch.manual_seed(1)
-    q = torch.randn(b, s_q, h, d, device="cuda", dtype=torch.bfloat16)
-    k = torch.randn(b, s_k, h_kv, d, device="cuda", dtype=torch.bfloat16)
-    v = torch.randn(b, s_k, h_kv, d, device="cuda", dtype=torch.bfloat16)
+    q, k, v = random_qkv(b, s_q, s_k, h, d, h_kv)
     o = torch.empty_like(q); lse = torch.empty(b, h, s_q, device="cuda")
     argss = {n: kern.make_args(q, k, v, o, lse, 1.0 / math.sqrt(d), causal)
              for n, kern in kerns.items()}
@@ -251,10 +249,7 @@ def shapes(kerns, reps):
     grid += [(128, c, 128, 32768, 16, 1) for c in (0, 1)] + [(128, 0, 512, 16384, 8, 1)]
     grid += [(64, c, 192, 32768, 32, 1) for c in (0, 1)]
     for d, causal, s_q, s, h, b in grid:
-        torch.manual_seed(1)
-        q = torch.randn(b, s_q, h, d, device="cuda", dtype=torch.bfloat16)
-        k = torch.randn(b, s, h, d, device="cuda", dtype=torch.bfloat16)
-        v = torch.randn(b, s, h, d, device="cuda", dtype=torch.bfloat16)
+        q, k, v = random_qkv(b, s_q, s, h, d)
         o = torch.empty_like(q); lse = torch.empty(b, h, s_q, device="cuda")
         scale = 1.0 / math.sqrt(d)
         fns = {n: (lambda kern=kern, a=kern.make_args(q, k, v, o, lse, scale, causal): kern(a))
@@ -284,10 +279,7 @@ def bench(kerns, reps, only_d=None, only_dtype=None):
             for causal in (0, 1):
                 for s in (512, 1024, 2048, 4096, 8192, 16384):
                     b, h = 16384 // s, 2048 // d
-                    torch.manual_seed(1)
-                    q = torch.randn(b, s, h, d, device="cuda", dtype=dt)
-                    k = torch.randn(b, s, h, d, device="cuda", dtype=dt)
-                    v = torch.randn(b, s, h, d, device="cuda", dtype=dt)
+                    q, k, v = random_qkv(b, s, s, h, d, dtype=dt)
                     scale = 1.0 / math.sqrt(d)
                     outs = {}
                     argss = {}
