@@ -23,10 +23,13 @@
 // Without a mask a work unit is one query tile; with the causal mask it is
 // the pair of query tiles j and M-1-j of one (batch, head), equal in cost, so
 // static round-robin is balanced and the pairs of one head share K/V in L2.
-// The units left over for a last wave (fewer than the CTAs) run whole, or,
-// where their tiles are long (d = 64 with three consumers, d = 128), in a
-// second launch that cuts their key blocks into equal ranges, one per CTA,
-// and merges the pieces of each tile (see "The last wave" below).
+// The last wave (see "The last wave" below): on long causal inputs the last
+// full round of units and the leftover form a pool of whole tiles, which the
+// host deals longest first, each to the CTA free first, on lists in the
+// launch's parameters. Otherwise the leftover units run whole, or, where
+// their tiles are long (d = 64 with three consumers, d = 128), in a second
+// launch that cuts their key blocks into equal ranges, one per CTA, and
+// merges the pieces of each tile.
 // d = 96 and 192 run as 128 and 256: the TMA fills the columns past d with
 // zeros, which add nothing to Q K^T and produce columns of O not stored.
 //
@@ -43,6 +46,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <algorithm>
+#include <functional>
+#include <queue>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -140,13 +146,26 @@ struct FwdParams {
   int64_t lse_stride_b, lse_stride_h, lse_stride_s;
   int batch, heads, heads_kv, s_q, s_k, d, causal, num_m_tiles;
   float scale_log2;
-  int whole_units;  // the units this launch runs whole (the rest: a tail launch, TailArgs)
+  int whole_units;  // the units run whole in round-robin (the rest: the pool or a tail launch)
 };
 
 // The last wave. With U work units on G CTAs, round-robin leaves U % G
 // units for a last wave on some CTAs while the others idle: on the perf
 // grid, 15.5 units per CTA took as long as 16 (lab run s5-run02), for cuDNN
-// too. Where the leftover tiles are long, a second launch (the tail launch)
+// too.
+// On long causal inputs (MinPoolKeys), where tiles differ most in length, the
+// last full round of units and the leftover form a pool, whose tiles the host
+// gives, longest first, each to the CTA that would be free first (PlanPool):
+// what a dynamic scheduler does, without its hand-over between warps (the
+// eighth session's sm90_dyn lost 2-3% to that). The round-robin units and the
+// pool go on per-CTA lists in the launch's parameters (WalkArgs<kList>), in
+// kernels of their own: a walk that switches from round-robin to a list took
+// the wgmma descriptors out of uniform registers (s12_pool.patch, and a pool
+// computed in the kernel, s13). Against round-robin and the tail launch, the
+// pool measured 1.5-2% faster at d = 128 causal s >= 2048, and at d = 64 and
+// 256 from s = 4096 on; shorter causal inputs ran 2-6% slower with it, their
+// tiles of many heads taken out of order and K/V out of L2 (s13 runs 1, 2).
+// Without the pool, where the leftover tiles are long, a second launch (the tail launch)
 // cuts their key blocks into equal ranges, one per CTA, each walked as up to
 // kMaxCtaPieces pieces of tiles; a tile cut into several pieces is finished
 // by whichever of its CTAs finishes last (FinishPiece). Only tiles of at
@@ -158,7 +177,26 @@ struct FwdParams {
 // 0: never. The first launch's kernels are the ones without a tail.
 constexpr int kMaxCtaPieces = 4;
 constexpr int kMaxTilePieces = 4;
-constexpr int kMaxCtas = 160;
+// The most CTAs a launch has: the multiprocessors of the largest sm_90 part
+// (H100 and H200 SXM). It sizes the lists in the launches' parameters.
+constexpr int kMaxCtas = 132;
+
+// The pool's threshold: causal inputs whose longest tile has at least this
+// many keys (0: never).
+__host__ __device__ constexpr int MinPoolKeys(int d, int consumers) {
+  return d == 64 ? (consumers == 3 ? 4096 : 0) : (d == 128 ? 2048 : 4096);
+}
+// Whole tiles per CTA in one launch's list (20 rounds of units, and in the
+// last launch the pool's at most kMaxCtaPoolTiles); a longer walk takes several launches,
+// each a programmatic dependent of the one before (on the perf grid one is
+// enough). The list is 12.4 KB of parameters: 30 KB cost 1.3% at s <= 1024,
+// 12 KB nothing measurable (s13 run 2).
+constexpr int kMaxCtaTiles = 48;
+constexpr int kMaxCtaPoolTiles = 8;
+// A tile's fixed cost (its first S block, its epilogue), in half key blocks,
+// for PlanPool's estimate of when each CTA is free: the intercept of time
+// against key blocks at d = 128 is 1.3 to 1.8 blocks per tile (s12 run 2).
+constexpr int kTileCostHalfBlocks = 3;
 
 __host__ __device__ constexpr int MinSplitBlocks(int d, int consumers) {
   return d == 64 ? (consumers == 3 ? 16 : 0) : (d == 128 ? 48 : 0);
@@ -166,7 +204,7 @@ __host__ __device__ constexpr int MinSplitBlocks(int d, int consumers) {
 
 // One piece of the tail: key blocks [it_begin, it_end) of one tile, in the
 // kernels' order (highest keys first). A tile of `pieces` > 1 pieces keeps
-// one partial result per piece and consumer in TailArgs::partials from slot
+// one partial result per piece and consumer in WalkArgs<Walk::kTail>::partials from slot
 // `slot` on; `tile` numbers its completion counters.
 struct TailPiece {
   int unit, sub;
@@ -184,12 +222,25 @@ struct TailPiece {
   }
 };
 
-// The tail launch's own parameters (empty for the first launch).
-template <bool kTail>
-struct TailArgs {};
+// How a launch's CTAs find their tiles (TileWalk): units round-robin, a list
+// per CTA (round-robin units, then the pool), or the tail launch's pieces.
+enum class Walk { kUnits, kList, kTail };
+
+// A launch's own parameters, by its walk (none for round-robin).
+template <Walk kWalk>
+struct WalkArgs {};
+
+// CTA c's tiles are tiles[c * kMaxCtaTiles ...], in order, each
+// 2 * (unit - base) + (the tile's index in its unit), up to the first 0xffff.
+// Counted from a base unit, the entries fit 16 bits whatever the input's size.
+template <>
+struct WalkArgs<Walk::kList> {
+  int base;
+  uint16_t tiles[kMaxCtas * kMaxCtaTiles];
+};
 
 template <>
-struct TailArgs<true> {
+struct WalkArgs<Walk::kTail> {
   float* partials;  // split tiles' partial results
   int* counters;    // per split tile and consumer: pieces done (zeroed before the launch)
   // kMaxCtaPieces per CTA, TailPiece::Pack (pieces == 0 ends a CTA's list),
@@ -566,14 +617,16 @@ __host__ __device__ __forceinline__ TileCoord UnitTile(int unit, int sub, const 
   return c;
 }
 
-// Piece i of the tail, its values made warp-uniform for ptxas (a warp
-// reduction writes a uniform register; a load with a per-thread index does
-// not, even from constant memory).
-__device__ __forceinline__ TailPiece TailAt(const TailArgs<true>& ta, int i) {
+// A value every thread of the warp holds, made warp-uniform for ptxas (a
+// warp reduction writes a uniform register; a load with a per-thread index
+// does not, even from constant memory), so that the wgmma descriptors of the
+// loops it bounds stay uniform too.
+__device__ __forceinline__ int Uniform(int v) { return __reduce_max_sync(0xffffffffu, v); }
+
+// Piece i of the tail.
+__device__ __forceinline__ TailPiece TailAt(const WalkArgs<Walk::kTail>& ta, int i) {
   const int4 v = ta.table[i];
-  return TailPiece::Unpack(
-      make_int4(__reduce_max_sync(0xffffffffu, v.x), __reduce_max_sync(0xffffffffu, v.y),
-                __reduce_max_sync(0xffffffffu, v.z), __reduce_max_sync(0xffffffffu, v.w)));
+  return TailPiece::Unpack(make_int4(Uniform(v.x), Uniform(v.y), Uniform(v.z), Uniform(v.w)));
 }
 
 __host__ __device__ __forceinline__ int MinInt(int a, int b) { return a < b ? a : b; }
@@ -600,20 +653,29 @@ struct WorkTile {
 };
 
 // The tiles one CTA computes, in order; the producer and every consumer walk
-// the same sequence. The first launch takes units round-robin (unit
-// blockIdx.x, then + gridDim.x, up to p.whole_units), each unit's tiles
-// whole; a tail launch takes this CTA's pieces from TailArgs.
-template <int kBlockN, int kRows, bool kTail>
+// the same sequence. Round-robin takes units blockIdx.x, then + gridDim.x,
+// up to p.whole_units, each unit's tiles whole; a list launch takes this
+// CTA's whole tiles from WalkArgs<kList>, a tail launch its pieces.
+template <int kBlockN, int kRows, Walk kWalk>
 class TileWalk {
  public:
-  __device__ __forceinline__ TileWalk(const FwdParams& p, const TailArgs<kTail>& ta)
-      : p_(p), ta_(ta), w_(kTail ? 0 : blockIdx.x), sub_(0) {}
+  __device__ __forceinline__ TileWalk(const FwdParams& p, const WalkArgs<kWalk>& wa)
+      : p_(p), wa_(wa), w_(kWalk == Walk::kUnits ? blockIdx.x : 0), sub_(0) {}
 
   // The next tile into *t; false past the last one.
   __device__ __forceinline__ bool Next(WorkTile* t) {
-    if constexpr (kTail) {
+    if constexpr (kWalk == Walk::kList) {
+      if (w_ == kMaxCtaTiles) return false;
+      const int e = Uniform(wa_.tiles[blockIdx.x * kMaxCtaTiles + w_]);
+      if (e == 0xffff) return false;
+      ++w_;
+      t->tc = UnitTile(wa_.base + (e >> 1), e & 1, p_);
+      t->n_blocks = KvBlocks<kBlockN, kRows>(t->tc.m_tile * kRows, p_);
+      t->it_begin = 0;
+      t->it_end = t->n_blocks;
+    } else if constexpr (kWalk == Walk::kTail) {
       if (w_ == kMaxCtaPieces) return false;
-      t->piece = TailAt(ta_, blockIdx.x * kMaxCtaPieces + w_);
+      t->piece = TailAt(wa_, blockIdx.x * kMaxCtaPieces + w_);
       if (t->piece.pieces == 0) return false;
       ++w_;
       t->tc = UnitTile(t->piece.unit, t->piece.sub, p_);
@@ -636,9 +698,9 @@ class TileWalk {
 
  private:
   const FwdParams& p_;
-  const TailArgs<kTail>& ta_;
-  int w_;    // first launch: the unit; tail launch: the piece's index in this CTA's list
-  int sub_;  // first launch: the tile within the unit
+  const WalkArgs<kWalk>& wa_;
+  int w_;    // round-robin: the unit; list and tail: the entry's index in this CTA's list
+  int sub_;  // round-robin: the tile within the unit
 };
 
 // How far (in log2 units of the scaled scores) a row's new scores may rise
@@ -792,10 +854,10 @@ struct SmemMap {
 // tile's, which the consumers release after that tile's last S product,
 // without waiting for anything of this tile, so the wait cannot deadlock.
 // It walks the CTA's TileWalk, as the consumers do.
-template <class Cfg, bool kEarlyQ, bool kTail>
+template <class Cfg, bool kEarlyQ, Walk kWalk>
 __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtensorMap* tmap_q,
                                             const CUtensorMap* tmap_k, const CUtensorMap* tmap_v,
-                                            const FwdParams& p, const TailArgs<kTail>& ta) {
+                                            const FwdParams& p, const WalkArgs<kWalk>& wa) {
   constexpr int kStages = Cfg::kStages;
   constexpr int kQStages = Cfg::kQStages;
   static_assert(!kEarlyQ || kQStages == 2, "an early Q needs a second Q buffer");
@@ -830,7 +892,7 @@ __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtens
     }
     ++kv_iter;
   };
-  TileWalk<Cfg::kBlockN, Cfg::kRows, kTail> walk(p, ta);
+  TileWalk<Cfg::kBlockN, Cfg::kRows, kWalk> walk(p, wa);
   WorkTile t;
   bool q_loaded = false;  // this tile's Q went out early, during the previous tile
   while (walk.Next(&t)) {
@@ -840,7 +902,7 @@ __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtens
     for (int it = t.it_begin; it < t.it_end; ++it) {
       load_kv(t.tc, t.n_blocks - 1 - it);
       if (kEarlyQ && it == t.it_begin) {
-        TileWalk<Cfg::kBlockN, Cfg::kRows, kTail> ahead = walk;
+        TileWalk<Cfg::kBlockN, Cfg::kRows, kWalk> ahead = walk;
         WorkTile next;
         if (ahead.Next(&next) && next.it_begin < next.it_end) {
           load_q(next.tc, next.tc.m_tile * Cfg::kRows);
@@ -1107,7 +1169,7 @@ __device__ __forceinline__ bool FinishPiece(float (&o_acc)[Cfg::kD / 2], float (
                                             const TileCoord& tc, int m0, const ConsumerLane& cl,
                                             const SmemMap<Cfg>& sm, int qs,
                                             const CUtensorMap* tmap_o, const FwdParams& p,
-                                            const TailArgs<true>& ta) {
+                                            const WalkArgs<Walk::kTail>& ta) {
   constexpr int D = Cfg::kD;
   constexpr int kVecs = D / 8 + 1;  // float4s per thread
   const int t = threadIdx.x % 128;
@@ -1165,17 +1227,17 @@ __device__ __forceinline__ bool FinishPiece(float (&o_acc)[Cfg::kD / 2], float (
 // A tile's end: its store, or for a piece of a split tile (tail launch)
 // FinishPiece. Where O goes out through the Q buffer and the piece did not
 // store the tile, nothing else releases the buffer: it is released here.
-template <class Cfg, bool kBf16, int kConsumers, bool kTail>
+template <class Cfg, bool kBf16, int kConsumers, Walk kWalk>
 __device__ __forceinline__ void EndTile(float (&o_acc)[Cfg::kD / 2], float (&row_max)[2],
                                         float (&row_sum)[2], const TailPiece& piece,
                                         const TileCoord& tc, int m0, const ConsumerLane& cl,
                                         const SmemMap<Cfg>& sm, int qs, const CUtensorMap* tmap_o,
-                                        const FwdParams& p, const TailArgs<kTail>& ta) {
-  if constexpr (kTail) {
+                                        const FwdParams& p, const WalkArgs<kWalk>& wa) {
+  if constexpr (kWalk == Walk::kTail) {
     if (piece.pieces == 1) {
       StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, qs, tmap_o, p);
     } else if (!FinishPiece<Cfg, kBf16, kConsumers>(o_acc, row_max, row_sum, piece, tc, m0, cl, sm,
-                                                    qs, tmap_o, p, ta) &&
+                                                    qs, tmap_o, p, wa) &&
                !Cfg::kOwnOBuffer) {
       MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0);
     }
@@ -1246,14 +1308,14 @@ __device__ __forceinline__ void PassTurn(int consumer) {
 //  - d = 64: the softmax after both products (the exponentials bound the
 //    kernel there, and the overlap measured slower); three consumers
 //    (192-row tiles) or two.
-// kTail: the tail launch (TailArgs).
-template <int D, int kBlockN, bool kBf16, int kConsumers, bool kTail>
+// kWalk: how the CTAs find their tiles (TileWalk), with WalkArgs.
+template <int D, int kBlockN, bool kBf16, int kConsumers, Walk kWalk>
 __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     AttentionFwdKernel(const __grid_constant__ CUtensorMap tmap_q,
                        const __grid_constant__ CUtensorMap tmap_k,
                        const __grid_constant__ CUtensorMap tmap_v,
                        const __grid_constant__ CUtensorMap tmap_o, const FwdParams p,
-                       const __grid_constant__ TailArgs<kTail> ta) {
+                       const __grid_constant__ WalkArgs<kWalk> wa) {
   using Cfg = TileConfig<D, kBlockN, 64 * kConsumers>;
   constexpr int kStages = Cfg::kStages;
   constexpr int kQStages = Cfg::kQStages;
@@ -1274,6 +1336,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   // 2% faster at s <= 1024 and 1% at s >= 4096 than after the tile's last
   // K/V block; for d = 64 it measured 1% slower, so that kernel keeps the
   // late Q).
+  constexpr bool kTail = kWalk == Walk::kTail;
   constexpr bool kEarlyQ = !kSerialSoftmax && kQStages == 2 && Cfg::kOwnOBuffer && !kTail;
   // Where O has a buffer of its own and Q is read from shared memory, the Q
   // buffer is released once the tile's last S product has completed.
@@ -1293,8 +1356,11 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   if (warpgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n" ::: "memory");
     if (threadIdx.x == 0) {
-      RunProducer<Cfg, kEarlyQ, kTail>(sm, &tmap_q, &tmap_k, &tmap_v, p, ta);
-      if constexpr (kTail) asm volatile("griddepcontrol.wait;\n" ::: "memory");
+      RunProducer<Cfg, kEarlyQ, kWalk>(sm, &tmap_q, &tmap_k, &tmap_v, p, wa);
+      // A launch that is a programmatic dependent (the tail, a list launch
+      // after another) completes after the one before, so that the stream's
+      // next work waits for them all.
+      if constexpr (kWalk != Walk::kUnits) asm volatile("griddepcontrol.wait;\n" ::: "memory");
     }
     return;
   }
@@ -1330,7 +1396,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
       IssueQk<Cfg, kBf16>(s_acc, sm, qs, consumer, stage);
     }
   };
-  TileWalk<kBlockN, Cfg::kRows, kTail> walk(p, ta);
+  TileWalk<kBlockN, Cfg::kRows, kWalk> walk(p, wa);
   WorkTile t;
   while (walk.Next(&t)) {
     const TileCoord& tc = t.tc;
@@ -1434,7 +1500,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     MbarArriveIf(sm.v_empty + 8 * s, cl.lane == 0);
     ++kv_iter;
     EndTile<Cfg, kBf16, kConsumers>(o_acc, row_max, row_sum, t.piece, tc, m0, cl, sm, qs, &tmap_o,
-                                    p, ta);
+                                    p, wa);
     ++q_iter;
   }
   // The last stores must be done before the CTA's shared memory goes away.
@@ -1623,8 +1689,12 @@ TailPlan PlanTail(int grid, FwdParams* p) {
   int share = (total + grid - 1) / grid;
   const int fewest = (most + kMaxTilePieces - 2) / (kMaxTilePieces - 1);
   share = share > fewest ? share : fewest;
+  // Past `most`, no tile is cut and a longer share only puts more pieces on
+  // a CTA. Many short tiles (causal, s_q > s_k) may fit no share: then the
+  // leftover runs whole (the loop had no bound before s13, and hung there).
+  const int last_share = share > most ? share : most;
   std::vector<int> count;
-  for (;; ++share) {
+  for (; share <= last_share; ++share) {
     plan.pieces.assign(static_cast<size_t>(grid) * kMaxCtaPieces, TailPiece{});
     count.assign(grid, 0);
     plan.split_tiles = 0;
@@ -1657,10 +1727,12 @@ TailPlan PlanTail(int grid, FwdParams* p) {
     }
     if (fits) return plan;
   }
+  p->whole_units = units;
+  return TailPlan{};
 }
 
 // The tail launch's table, from the plan: kMaxCtaPieces per CTA.
-int FillTailTable(const TailPlan& plan, TailArgs<true>* ta) {
+int FillTailTable(const TailPlan& plan, WalkArgs<Walk::kTail>* ta) {
   // TailPiece packs tile and slot in 12 bits each (slot in the sign bits:
   // below 2048). kMaxCtas CTAs of kMaxCtaPieces pieces stay far below both.
   if (plan.slots >= 2048 || plan.split_tiles >= 2048) return kErrShape;
@@ -1668,14 +1740,86 @@ int FillTailTable(const TailPlan& plan, TailArgs<true>* ta) {
   return kOk;
 }
 
-// One launch of the kernel for (D, kBlockN, kConsumers): the first (whole
-// units) or the tail, the tail as a programmatic dependent of a first launch
-// before it (`dependent`).
-template <int D, int kBlockN, bool kBf16, int kConsumers, bool kTail>
+// With the causal mask, the pool (see "The last wave"): units whole_units
+// and on, their tiles longest first, each to the CTA whose tiles end first,
+// appended to the last list launch's lists (count[c] entries each so far).
+template <int kBlockN, int kRows>
+void PlanPool(int grid, const FwdParams& p, WalkArgs<Walk::kList>* list, std::vector<int>* count) {
+  auto cost = [&](int unit, int sub) {  // in half key blocks
+    return 2 * KvBlocks<kBlockN, kRows>(UnitTile(unit, sub, p).m_tile * kRows, p) +
+           kTileCostHalfBlocks;
+  };
+  struct Tile {
+    int cost;
+    int entry;
+  };
+  std::vector<Tile> tiles;
+  for (int unit = p.whole_units; unit < NumUnits(p); ++unit) {
+    for (int sub = 0; sub < TilesInUnit(unit, p); ++sub) {
+      tiles.push_back({cost(unit, sub), 2 * (unit - list->base) + sub});
+    }
+  }
+  std::stable_sort(tiles.begin(), tiles.end(),
+                   [](const Tile& a, const Tile& b) { return a.cost > b.cost; });
+  // Each CTA starts the pool when its whole units are done (a unit's two
+  // tiles cost the same as any other's, but with an odd number of tiles per
+  // head the middle one is a unit alone). A tie goes to the lowest CTA. A
+  // CTA holding kMaxCtaPoolTiles takes no more: the pool has under four
+  // tiles per CTA, so such a CTA holds the shortest and is far from last.
+  std::vector<int64_t> done(grid, 0);
+  for (int unit = 0; unit < p.whole_units; ++unit) {
+    for (int sub = 0; sub < TilesInUnit(unit, p); ++sub) done[unit % grid] += cost(unit, sub);
+  }
+  using FreeAt = std::pair<int64_t, int>;  // (time, CTA)
+  std::priority_queue<FreeAt, std::vector<FreeAt>, std::greater<FreeAt>> free_at;
+  for (int c = 0; c < grid; ++c) free_at.push({done[c], c});
+  std::vector<int> taken(grid, 0);
+  for (const Tile& t : tiles) {
+    FreeAt f = free_at.top();
+    free_at.pop();
+    while (taken[f.second] == kMaxCtaPoolTiles) {
+      f = free_at.top();
+      free_at.pop();
+    }
+    const int c = f.second;
+    ++taken[c];
+    list->tiles[c * kMaxCtaTiles + (*count)[c]++] = static_cast<uint16_t>(t.entry);
+    free_at.push({f.first + t.cost, c});
+  }
+}
+
+// One list launch's lists: rounds r0 .. r1 - 1 of units round-robin (unit u
+// on CTA u % grid), then the pool where `pool`. Returns how many CTAs have
+// work: the lowest ones, as round-robin fills them in order and the pool
+// gives ties to the lowest. Entries count from unit r0 * grid, so none
+// reaches 2 * (20 + 2) * kMaxCtas, far below the end mark.
+template <int kBlockN, int kRows>
+int FillList(int grid, const FwdParams& p, int r0, int r1, bool pool,
+             WalkArgs<Walk::kList>* list) {
+  std::fill(std::begin(list->tiles), std::end(list->tiles), uint16_t{0xffff});
+  list->base = r0 * grid;
+  std::vector<int> count(grid, 0);
+  for (int unit = r0 * grid; unit < MinInt(r1 * grid, p.whole_units); ++unit) {
+    const int c = unit % grid;
+    for (int sub = 0; sub < TilesInUnit(unit, p); ++sub) {
+      list->tiles[c * kMaxCtaTiles + count[c]++] =
+          static_cast<uint16_t>(2 * (unit - list->base) + sub);
+    }
+  }
+  if (pool) PlanPool<kBlockN, kRows>(grid, p, list, &count);
+  int ctas = grid;
+  while (ctas > 0 && count[ctas - 1] == 0) --ctas;
+  return ctas;
+}
+
+// One launch of the kernel for (D, kBlockN, kConsumers): round-robin, a list
+// launch, or the tail, as a programmatic dependent of the launch before it
+// (`dependent`).
+template <int D, int kBlockN, bool kBf16, int kConsumers, Walk kWalk>
 int LaunchKernel(int grid, const CUtensorMap (&tmaps)[4], const FwdParams& params,
-                 const TailArgs<kTail>& ta, bool dependent, cudaStream_t stream) {
+                 const WalkArgs<kWalk>& wa, bool dependent, cudaStream_t stream) {
   using Cfg = TileConfig<D, kBlockN, 64 * kConsumers>;
-  auto* kernel = AttentionFwdKernel<D, kBlockN, kBf16, kConsumers, kTail>;
+  auto* kernel = AttentionFwdKernel<D, kBlockN, kBf16, kConsumers, kWalk>;
   static bool attribute_set = false;  // per instantiation; the value never changes
   if (!attribute_set) {
     if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -1694,10 +1838,32 @@ int LaunchKernel(int grid, const CUtensorMap (&tmaps)[4], const FwdParams& param
   config.stream = stream;
   config.attrs = &attr;
   config.numAttrs = dependent ? 1 : 0;
-  return cudaLaunchKernelEx(&config, kernel, tmaps[0], tmaps[1], tmaps[2], tmaps[3], params, ta) ==
+  return cudaLaunchKernelEx(&config, kernel, tmaps[0], tmaps[1], tmaps[2], tmaps[3], params, wa) ==
                  cudaSuccess
              ? kOk
              : kErrLaunch;
+}
+
+// The list launches of a causal input with the pool: units 0 ..
+// whole_units - 1 (whole rounds) round-robin, kRounds rounds per launch,
+// the last launch ending with the pool (the last full round and the
+// leftover). Sets p->whole_units and calls launch(ctas, lists) for each
+// launch in order, stopping at the first that fails.
+template <int kBlockN, int kRows, class Launch>
+int PoolLaunches(int grid, FwdParams* p, Launch&& launch) {
+  constexpr int kRounds = (kMaxCtaTiles - kMaxCtaPoolTiles) / 2;  // a causal unit has 2 tiles
+  const int units = NumUnits(*p);
+  p->whole_units = units < 2 * grid ? 0 : units - grid - units % grid;
+  const int rounds = p->whole_units / grid;
+  WalkArgs<Walk::kList> list;
+  for (int r0 = 0;; r0 += kRounds) {
+    const int r1 = MinInt(rounds, r0 + kRounds);
+    const int ctas = FillList<kBlockN, kRows>(grid, *p, r0, r1, r1 == rounds, &list);
+    if (ctas > 0) {
+      if (const int rc = launch(ctas, list); rc != kOk) return rc;
+    }
+    if (r1 == rounds) return kOk;
+  }
 }
 
 template <int D, int kBlockN, bool kBf16, int kConsumers = 2>
@@ -1715,7 +1881,7 @@ int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
   }
   // Persistent grid: one CTA per multiprocessor, each walking units
   // blockIdx.x, blockIdx.x + gridDim.x, ... (then, in a tail launch, its
-  // pieces of the last wave).
+  // pieces of the last wave), or, on long causal inputs, its lists.
   int device = 0;
   int sm_count = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
@@ -1724,18 +1890,31 @@ int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
     return kErrLaunch;
   }
   const int grid = MinInt(sm_count, kMaxCtas);
+  if constexpr (MinPoolKeys(D, kConsumers) > 0) {
+    const int longest = KvBlocks<kBlockN, kRows>((params.num_m_tiles - 1) * kRows, params);
+    if (params.causal && longest * kBlockN >= MinPoolKeys(D, kConsumers)) {
+      bool dependent = false;  // each launch after the first depends on the one before
+      return PoolLaunches<kBlockN, kRows>(
+          grid, &params, [&](int ctas, const WalkArgs<Walk::kList>& list) {
+            const int rc = LaunchKernel<D, kBlockN, kBf16, kConsumers, Walk::kList>(
+                ctas, tmaps, params, list, dependent, stream);
+            dependent = true;
+            return rc;
+          });
+    }
+  }
   const TailPlan plan =
       PlanTail<kBlockN, kRows, MinSplitBlocks(D, kConsumers)>(grid, &params);
   const bool first = params.whole_units > 0;
   auto launch_first = [&] {
-    return first ? LaunchKernel<D, kBlockN, kBf16, kConsumers, false>(
-                       MinInt(grid, params.whole_units), tmaps, params, TailArgs<false>{}, false,
-                       stream)
+    return first ? LaunchKernel<D, kBlockN, kBf16, kConsumers, Walk::kUnits>(
+                       MinInt(grid, params.whole_units), tmaps, params, WalkArgs<Walk::kUnits>{},
+                       false, stream)
                  : kOk;
   };
   if constexpr (MinSplitBlocks(D, kConsumers) > 0) {
     if (!plan.pieces.empty()) {
-      TailArgs<true> ta;
+      WalkArgs<Walk::kTail> ta;
       if (const int rc = FillTailTable(plan, &ta); rc != kOk) return rc;
       // The split tiles' completion counters and partial results: allocated
       // on the stream for this call from the device's memory pool, the
@@ -1754,8 +1933,8 @@ int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
           cudaMemsetAsync(workspace, 0, counter_bytes, stream) == cudaSuccess ? kOk : kErrLaunch;
       if (rc == kOk) rc = launch_first();
       if (rc == kOk) {
-        rc = LaunchKernel<D, kBlockN, kBf16, kConsumers, true>(grid, tmaps, params, ta, first,
-                                                               stream);
+        rc = LaunchKernel<D, kBlockN, kBf16, kConsumers, Walk::kTail>(grid, tmaps, params, ta,
+                                                                      first, stream);
       }
       const bool freed = cudaFreeAsync(workspace, stream) == cudaSuccess;
       return rc != kOk ? rc : (freed ? kOk : kErrLaunch);

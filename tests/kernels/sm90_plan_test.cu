@@ -1,0 +1,179 @@
+// The host-side plans of kernels/attention_fwd/sm90.cu, checked on the CPU:
+//  - the pool's list launches (PoolLaunches): every tile of a causal input on
+//    exactly one CTA's list, once, on a CTA the launch has, no list past its
+//    capacity; a second call (the kept plan) launches the same lists;
+//  - the tail launch (PlanTail): every key block of every leftover tile in
+//    exactly one piece, no CTA with more than kMaxCtaPieces.
+// For the perf grid's shapes (printing the pool's launches and the planner's
+// estimate of balance: mean over most of the CTAs' estimated time) and for
+// random shapes and grid sizes. Built and run by nvcc at test time (see
+// tests/CMakeLists.txt); exits non-zero on the first failure.
+#include "attention_fwd/sm90.cu"
+
+#include <cstdio>
+#include <random>
+
+namespace {
+
+FwdParams Shape(int kRows, int b, int h, int s_q, int s_k, bool causal) {
+  FwdParams p = {};
+  p.batch = b;
+  p.heads = h;
+  p.heads_kv = h;
+  p.s_q = s_q;
+  p.s_k = s_k;
+  p.causal = causal;
+  p.num_m_tiles = (s_q + kRows - 1) / kRows;
+  return p;
+}
+
+bool Fail(const char* what, const FwdParams& p, int grid) {
+  std::printf("FAIL: %s (b=%d h=%d s_q=%d s_k=%d causal=%d grid=%d)\n", what, p.batch, p.heads,
+              p.s_q, p.s_k, p.causal, grid);
+  return false;
+}
+
+template <int kBlockN, int kRows>
+bool CheckPool(int grid, int b, int h, int s_q, int s_k, bool verbose) {
+  FwdParams p = Shape(kRows, b, h, s_q, s_k, true);
+  const int units = NumUnits(p);
+  std::vector<int> seen(static_cast<size_t>(units) * 2, 0);
+  std::vector<int64_t> load(grid, 0);
+  int launches = 0;
+  int longest = 0;
+  bool ok = true;
+  const int rc = PoolLaunches<kBlockN, kRows>(
+      grid, &p, [&](int ctas, const WalkArgs<Walk::kList>& list) {
+        ++launches;
+        if (ctas < 1 || ctas > grid) ok = Fail("CTA count out of range", p, grid);
+        for (int c = 0; c < grid && ok; ++c) {
+          int n = 0;
+          for (; n < kMaxCtaTiles && list.tiles[c * kMaxCtaTiles + n] != 0xffff; ++n) {
+            if (c >= ctas) return Fail("a tile on a CTA the launch does not have", p, grid), kOk;
+            const int e = list.tiles[c * kMaxCtaTiles + n];
+            const int unit = list.base + (e >> 1);
+            const int sub = e & 1;
+            if (unit >= units || sub >= TilesInUnit(unit, p)) {
+              return Fail("an entry past the input's tiles", p, grid), kOk;
+            }
+            ++seen[static_cast<size_t>(unit) * 2 + sub];
+            load[c] += 2 * KvBlocks<kBlockN, kRows>(UnitTile(unit, sub, p).m_tile * kRows, p) +
+                       kTileCostHalfBlocks;
+          }
+          longest = n > longest ? n : longest;
+        }
+        return kOk;
+      });
+  if (!ok) return false;
+  if (rc != kOk) return Fail("PoolLaunches failed", p, grid);
+  // The same shape again takes the kept plan: the same launches, byte for
+  // byte, as planning afresh (another shape in between evicts the plan).
+  auto record = [](std::vector<std::vector<uint8_t>>* into) {
+    return [into](int ctas, const WalkArgs<Walk::kList>& list) {
+      const auto* bytes = reinterpret_cast<const uint8_t*>(&list);
+      into->emplace_back(bytes, bytes + sizeof(list));
+      into->back().push_back(static_cast<uint8_t>(ctas));
+      return kOk;
+    };
+  };
+  FwdParams other = Shape(kRows, b + 1, h, s_q, s_k, true);
+  PoolLaunches<kBlockN, kRows>(grid, &other, [](int, const WalkArgs<Walk::kList>&) { return kOk; });
+  std::vector<std::vector<uint8_t>> fresh;
+  std::vector<std::vector<uint8_t>> kept;
+  FwdParams again = Shape(kRows, b, h, s_q, s_k, true);
+  PoolLaunches<kBlockN, kRows>(grid, &again, record(&fresh));
+  const int whole = again.whole_units;
+  again = Shape(kRows, b, h, s_q, s_k, true);
+  PoolLaunches<kBlockN, kRows>(grid, &again, record(&kept));
+  if (again.whole_units != whole || whole != p.whole_units || fresh != kept ||
+      static_cast<int>(fresh.size()) != launches) {
+    return Fail("the kept plan differs from a fresh one", p, grid);
+  }
+  if (verbose) {
+    int64_t most = 0;
+    int64_t sum = 0;
+    for (int64_t l : load) {
+      most = l > most ? l : most;
+      sum += l;
+    }
+    std::printf("pool  rows %3d  b=%2d h=%2d s=%5d: %5d tiles, %d launch(es), longest list %2d, "
+                "balance %.3f\n",
+                kRows, b, h, s_q, units * 2 - (p.num_m_tiles % 2 ? units / ((p.num_m_tiles + 1) / 2) : 0),
+                launches, longest, static_cast<double>(sum) / grid / most);
+  }
+  return true;
+}
+
+template <int kBlockN, int kRows, int kMinSplitBlocks>
+bool CheckTail(int grid, int b, int h, int s_q, int s_k, bool causal) {
+  FwdParams p = Shape(kRows, b, h, s_q, s_k, causal);
+  const TailPlan plan = PlanTail<kBlockN, kRows, kMinSplitBlocks>(grid, &p);
+  const int units = NumUnits(p);
+  // Key blocks covered, per leftover tile.
+  std::vector<std::vector<int>> covered(static_cast<size_t>(units - p.whole_units) * 2);
+  for (int unit = p.whole_units; unit < units; ++unit) {
+    for (int sub = 0; sub < TilesInUnit(unit, p); ++sub) {
+      const int blocks = KvBlocks<kBlockN, kRows>(UnitTile(unit, sub, p).m_tile * kRows, p);
+      covered[static_cast<size_t>(unit - p.whole_units) * 2 + sub].assign(blocks, 0);
+    }
+  }
+  std::vector<int> empty_seen(covered.size(), 0);
+  for (size_t i = 0; i < plan.pieces.size(); ++i) {
+    const TailPiece& t = plan.pieces[i];
+    if (t.pieces == 0) continue;
+    if (t.unit < p.whole_units || t.unit >= units) return Fail("a piece of no leftover unit", p, grid);
+    auto& blocks = covered[static_cast<size_t>(t.unit - p.whole_units) * 2 + t.sub];
+    if (t.it_begin == t.it_end) ++empty_seen[static_cast<size_t>(t.unit - p.whole_units) * 2 + t.sub];
+    if (t.it_begin < 0 || t.it_end > static_cast<int>(blocks.size()) || t.it_begin > t.it_end) {
+      return Fail("a piece past its tile's key blocks", p, grid);
+    }
+    for (int k = t.it_begin; k < t.it_end; ++k) ++blocks[k];
+  }
+  for (size_t i = 0; i < covered.size(); ++i) {
+    for (int n : covered[i]) {
+      if (n != 1) return Fail("a key block in no piece, or in several", p, grid);
+    }
+  }
+  if (!plan.pieces.empty()) {
+    WalkArgs<Walk::kTail> ta;
+    if (FillTailTable(plan, &ta) != kOk) return Fail("FillTailTable refused the plan", p, grid);
+  }
+  return true;
+}
+
+}  // namespace
+
+int main() {
+  bool ok = true;
+  // The perf grid's causal shapes, as LaunchFast sends them to the pool.
+  for (int s : {4096, 8192, 16384}) {
+    ok = ok && CheckPool<128, 128>(132, 16384 / s, 16, s, s, true);   // d = 128
+    ok = ok && CheckPool<128, 192>(132, 16384 / s, 32, s, s, true);   // d = 64
+    ok = ok && CheckPool<80, 128>(132, 16384 / s, 8, s, s, true);     // d = 256
+  }
+  ok = ok && CheckPool<128, 128>(132, 8, 16, 2048, 2048, true);
+  std::mt19937 rng(7);
+  int pools = 0;
+  int tails = 0;
+  for (int i = 0; ok && i < 3000; ++i) {
+    const int b = 1 + static_cast<int>(rng() % 48);
+    const int h = 1 + static_cast<int>(rng() % 48);
+    const int s_q = 1 + static_cast<int>(rng() % 20000);
+    const int s_k = 1 + static_cast<int>(rng() % 20000);
+    const int grid = 1 + static_cast<int>(rng() % kMaxCtas);
+    switch (rng() % 3) {
+      case 0: ok = CheckPool<128, 128>(grid, b, h, s_q, s_k, false); break;
+      case 1: ok = CheckPool<128, 192>(grid, b, h, s_q, s_k, false); break;
+      default: ok = CheckPool<80, 128>(grid, b, h, s_q, s_k, false); break;
+    }
+    ++pools;
+    const bool causal = rng() % 2;
+    ok = ok && ((rng() % 2) ? CheckTail<128, 128, MinSplitBlocks(128, 2)>(grid, b, h, s_q, s_k, causal)
+                            : CheckTail<128, 192, MinSplitBlocks(64, 3)>(grid, b, h, s_q, s_k, causal));
+    ++tails;
+  }
+  if (!ok) return 1;
+  std::printf("ok: %d random pool plans and %d tail plans cover every tile (and key block) once\n",
+              pools, tails);
+  return 0;
+}
