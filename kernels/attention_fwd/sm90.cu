@@ -1745,46 +1745,51 @@ int FillTailTable(const TailPlan& plan, WalkArgs<Walk::kTail>* ta) {
 // appended to the last list launch's lists (count[c] entries each so far).
 template <int kBlockN, int kRows>
 void PlanPool(int grid, const FwdParams& p, WalkArgs<Walk::kList>* list, std::vector<int>* count) {
-  auto cost = [&](int unit, int sub) {  // in half key blocks
-    return 2 * KvBlocks<kBlockN, kRows>(UnitTile(unit, sub, p).m_tile * kRows, p) +
-           kTileCostHalfBlocks;
-  };
-  struct Tile {
-    int cost;
-    int entry;
-  };
-  std::vector<Tile> tiles;
-  for (int unit = p.whole_units; unit < NumUnits(p); ++unit) {
-    for (int sub = 0; sub < TilesInUnit(unit, p); ++sub) {
-      tiles.push_back({cost(unit, sub), 2 * (unit - list->base) + sub});
-    }
+  const int m_tiles = p.num_m_tiles;
+  const int half = (m_tiles + 1) / 2;
+  // A tile's estimated time, in half key blocks, by query tile; it grows
+  // with the query tile, so longest first is highest query tile first.
+  std::vector<int> cost(m_tiles);
+  for (int m = 0; m < m_tiles; ++m) {
+    cost[m] = 2 * KvBlocks<kBlockN, kRows>(m * kRows, p) + kTileCostHalfBlocks;
   }
-  std::stable_sort(tiles.begin(), tiles.end(),
-                   [](const Tile& a, const Tile& b) { return a.cost > b.cost; });
   // Each CTA starts the pool when its whole units are done (a unit's two
   // tiles cost the same as any other's, but with an odd number of tiles per
-  // head the middle one is a unit alone). A tie goes to the lowest CTA. A
-  // CTA holding kMaxCtaPoolTiles takes no more: the pool has under four
-  // tiles per CTA, so such a CTA holds the shortest and is far from last.
+  // head the middle one is a unit alone). Unit u is query tiles M-1-j and j,
+  // j = u % half, on CTA u % grid.
   std::vector<int64_t> done(grid, 0);
-  for (int unit = 0; unit < p.whole_units; ++unit) {
-    for (int sub = 0; sub < TilesInUnit(unit, p); ++sub) done[unit % grid] += cost(unit, sub);
+  for (int unit = 0, j = 0, c = 0; unit < p.whole_units; ++unit) {
+    done[c] += cost[m_tiles - 1 - j] + (m_tiles - 1 - j != j ? cost[j] : 0);
+    if (++j == half) j = 0;
+    if (++c == grid) c = 0;
   }
+  // The pool's tiles by query tile, highest first, each in unit order.
+  std::vector<std::vector<int>> by_m(m_tiles);  // entries
+  for (int unit = p.whole_units, j = unit % half; unit < NumUnits(p); ++unit) {
+    by_m[m_tiles - 1 - j].push_back(2 * (unit - list->base));
+    if (m_tiles - 1 - j != j) by_m[j].push_back(2 * (unit - list->base) + 1);
+    if (++j == half) j = 0;
+  }
+  // Longest first, each to the CTA free first; a tie goes to the lowest
+  // CTA. A CTA holding kMaxCtaPoolTiles takes no more: the pool has under
+  // four tiles per CTA, so such a CTA holds the shortest and is far from last.
   using FreeAt = std::pair<int64_t, int>;  // (time, CTA)
   std::priority_queue<FreeAt, std::vector<FreeAt>, std::greater<FreeAt>> free_at;
   for (int c = 0; c < grid; ++c) free_at.push({done[c], c});
   std::vector<int> taken(grid, 0);
-  for (const Tile& t : tiles) {
-    FreeAt f = free_at.top();
-    free_at.pop();
-    while (taken[f.second] == kMaxCtaPoolTiles) {
-      f = free_at.top();
+  for (int m = m_tiles - 1; m >= 0; --m) {
+    for (const int entry : by_m[m]) {
+      FreeAt f = free_at.top();
       free_at.pop();
+      while (taken[f.second] == kMaxCtaPoolTiles) {
+        f = free_at.top();
+        free_at.pop();
+      }
+      const int c = f.second;
+      ++taken[c];
+      list->tiles[c * kMaxCtaTiles + (*count)[c]++] = static_cast<uint16_t>(entry);
+      free_at.push({f.first + cost[m], c});
     }
-    const int c = f.second;
-    ++taken[c];
-    list->tiles[c * kMaxCtaTiles + (*count)[c]++] = static_cast<uint16_t>(t.entry);
-    free_at.push({f.first + t.cost, c});
   }
 }
 
@@ -1799,12 +1804,16 @@ int FillList(int grid, const FwdParams& p, int r0, int r1, bool pool,
   std::fill(std::begin(list->tiles), std::end(list->tiles), uint16_t{0xffff});
   list->base = r0 * grid;
   std::vector<int> count(grid, 0);
-  for (int unit = r0 * grid; unit < MinInt(r1 * grid, p.whole_units); ++unit) {
-    const int c = unit % grid;
-    for (int sub = 0; sub < TilesInUnit(unit, p); ++sub) {
-      list->tiles[c * kMaxCtaTiles + count[c]++] =
-          static_cast<uint16_t>(2 * (unit - list->base) + sub);
+  const int half = (p.num_m_tiles + 1) / 2;
+  const int end = MinInt(r1 * grid, p.whole_units);
+  for (int unit = r0 * grid, j = unit % half, c = 0; unit < end; ++unit) {
+    const int entry = 2 * (unit - list->base);
+    list->tiles[c * kMaxCtaTiles + count[c]++] = static_cast<uint16_t>(entry);
+    if (p.num_m_tiles - 1 - j != j) {
+      list->tiles[c * kMaxCtaTiles + count[c]++] = static_cast<uint16_t>(entry + 1);
     }
+    if (++j == half) j = 0;
+    if (++c == grid) c = 0;
   }
   if (pool) PlanPool<kBlockN, kRows>(grid, p, list, &count);
   int ctas = grid;
@@ -1849,21 +1858,41 @@ int LaunchKernel(int grid, const CUtensorMap (&tmaps)[4], const FwdParams& param
 // the last launch ending with the pool (the last full round and the
 // leftover). Sets p->whole_units and calls launch(ctas, lists) for each
 // launch in order, stopping at the first that fails.
+// The plan is kept, per thread and kernel, for the next call of the same
+// shape: planning took 25 us of host time at d = 128 (s13), which a caller
+// that waits for each call sees whole (kseek's runner does), and a model
+// calls the same shape again and again.
 template <int kBlockN, int kRows, class Launch>
 int PoolLaunches(int grid, FwdParams* p, Launch&& launch) {
   constexpr int kRounds = (kMaxCtaTiles - kMaxCtaPoolTiles) / 2;  // a causal unit has 2 tiles
-  const int units = NumUnits(*p);
-  p->whole_units = units < 2 * grid ? 0 : units - grid - units % grid;
-  const int rounds = p->whole_units / grid;
-  WalkArgs<Walk::kList> list;
-  for (int r0 = 0;; r0 += kRounds) {
-    const int r1 = MinInt(rounds, r0 + kRounds);
-    const int ctas = FillList<kBlockN, kRows>(grid, *p, r0, r1, r1 == rounds, &list);
-    if (ctas > 0) {
-      if (const int rc = launch(ctas, list); rc != kOk) return rc;
+  struct Plan {
+    std::vector<int> key;  // grid, batch, heads, s_q, s_k
+    int whole_units = 0;
+    std::vector<std::pair<int, WalkArgs<Walk::kList>>> launches;  // (CTAs, lists)
+  };
+  thread_local Plan plan;
+  const std::vector<int> key = {grid, p->batch, p->heads, p->s_q, p->s_k};
+  if (plan.key != key) {
+    plan.key.clear();
+    plan.launches.clear();
+    const int units = NumUnits(*p);
+    plan.whole_units = units < 2 * grid ? 0 : units - grid - units % grid;
+    p->whole_units = plan.whole_units;
+    const int rounds = plan.whole_units / grid;
+    WalkArgs<Walk::kList> list;
+    for (int r0 = 0;; r0 += kRounds) {
+      const int r1 = MinInt(rounds, r0 + kRounds);
+      const int ctas = FillList<kBlockN, kRows>(grid, *p, r0, r1, r1 == rounds, &list);
+      if (ctas > 0) plan.launches.emplace_back(ctas, list);
+      if (r1 == rounds) break;
     }
-    if (r1 == rounds) return kOk;
+    plan.key = key;
   }
+  p->whole_units = plan.whole_units;
+  for (const auto& [ctas, list] : plan.launches) {
+    if (const int rc = launch(ctas, list); rc != kOk) return rc;
+  }
+  return kOk;
 }
 
 template <int D, int kBlockN, bool kBf16, int kConsumers = 2>
