@@ -162,9 +162,10 @@ struct FwdParams {
 // kernels of their own: a walk that switches from round-robin to a list took
 // the wgmma descriptors out of uniform registers (s12_pool.patch, and a pool
 // computed in the kernel, s13). Against round-robin and the tail launch, the
-// pool measured 1.5-2% faster at d = 128 causal s >= 2048, and at d = 64 and
-// 256 from s = 4096 on; shorter causal inputs ran 2-6% slower with it, their
-// tiles of many heads taken out of order and K/V out of L2 (s13 runs 1, 2).
+// pool measured up to 2-3% faster per input on causal inputs from s = 2048
+// (d = 128) and 4096 (d = 64 and 256) on, +0.4% over each d's perf grid
+// (s13 run 3); shorter causal inputs ran 2-6% slower with it, their tiles of
+// many heads taken out of order and K/V out of L2 (s13 runs 1, 2).
 // Without the pool, where the leftover tiles are long, a second launch (the tail launch)
 // cuts their key blocks into equal ranges, one per CTA, each walked as up to
 // kMaxCtaPieces pieces of tiles; a tile cut into several pieces is finished
