@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <queue>
 #include <type_traits>
@@ -1854,6 +1855,14 @@ int LaunchKernel(int grid, const CUtensorMap (&tmaps)[4], const FwdParams& param
              : kErrLaunch;
 }
 
+// What a kept plan depends on: the grid and the input's shape (the causal
+// mask too, for the tail's; the pool's inputs are all causal).
+using PlanKey = std::array<int, 6>;
+
+PlanKey KeyOf(int grid, const FwdParams& p) {
+  return {grid, p.batch, p.heads, p.s_q, p.s_k, p.causal};
+}
+
 // The list launches of a causal input with the pool: units 0 ..
 // whole_units - 1 (whole rounds) round-robin, kRounds rounds per launch,
 // the last launch ending with the pool (the last full round and the
@@ -1867,14 +1876,14 @@ template <int kBlockN, int kRows, class Launch>
 int PoolLaunches(int grid, FwdParams* p, Launch&& launch) {
   constexpr int kRounds = (kMaxCtaTiles - kMaxCtaPoolTiles) / 2;  // a causal unit has 2 tiles
   struct Plan {
-    std::vector<int> key;  // grid, batch, heads, s_q, s_k
+    PlanKey key = {};  // all zero: no plan yet (grid is never 0)
     int whole_units = 0;
     std::vector<std::pair<int, WalkArgs<Walk::kList>>> launches;  // (CTAs, lists)
   };
   thread_local Plan plan;
-  const std::vector<int> key = {grid, p->batch, p->heads, p->s_q, p->s_k};
+  const PlanKey key = KeyOf(grid, *p);
   if (plan.key != key) {
-    plan.key.clear();
+    plan.key = {};
     plan.launches.clear();
     const int units = NumUnits(*p);
     plan.whole_units = units < 2 * grid ? 0 : units - grid - units % grid;
@@ -1896,19 +1905,63 @@ int PoolLaunches(int grid, FwdParams* p, Launch&& launch) {
   return kOk;
 }
 
+// PlanTail's plan, kept per thread and kernel for the next call of the same
+// shape, as the pool's is (PoolLaunches). Sets p->whole_units.
+template <int kBlockN, int kRows, int kMinSplitBlocks>
+const TailPlan& KeptTailPlan(int grid, FwdParams* p) {
+  struct Kept {
+    PlanKey key = {};
+    int whole_units = 0;
+    TailPlan plan;
+  };
+  thread_local Kept kept;
+  const PlanKey key = KeyOf(grid, *p);
+  if (kept.key != key) {
+    kept.key = {};
+    kept.plan = PlanTail<kBlockN, kRows, kMinSplitBlocks>(grid, p);
+    kept.whole_units = p->whole_units;
+    kept.key = key;
+  }
+  p->whole_units = kept.whole_units;
+  return kept.plan;
+}
+
+// The TMA maps of Q, K, V and O (boxes of kRows, kBlockN, kBlockN and 64
+// rows), kept per thread and kernel for the next call with the same tensors
+// (pointers, shapes, strides, byte for byte), as a benchmark's calls and a
+// model's steps on reused buffers are. *maps is set, or an error returned.
+template <bool kBf16, int kRows, int kBlockN>
+int KeptMaps(const KseekArgs* args, const CUtensorMap (**maps)[4]) {
+  struct Kept {
+    KseekTensor tensors[4];
+    CUtensorMap maps[4];
+    bool valid = false;
+  };
+  thread_local Kept kept;
+  if (!kept.valid || memcmp(kept.tensors, args->tensors, sizeof(kept.tensors)) != 0) {
+    kept.valid = false;
+    EncodeTiledFn encode = GetEncodeTiled();
+    if (encode == nullptr) return kErrDriver;
+    if (!EncodeBhsd(encode, &kept.maps[0], args->tensors[0], kBf16, kRows) ||
+        !EncodeBhsd(encode, &kept.maps[1], args->tensors[1], kBf16, kBlockN) ||
+        !EncodeBhsd(encode, &kept.maps[2], args->tensors[2], kBf16, kBlockN) ||
+        !EncodeBhsd(encode, &kept.maps[3], args->tensors[3], kBf16, 64)) {
+      return kErrLayout;
+    }
+    memcpy(kept.tensors, args->tensors, sizeof(kept.tensors));
+    kept.valid = true;
+  }
+  *maps = &kept.maps;
+  return kOk;
+}
+
 template <int D, int kBlockN, bool kBf16, int kConsumers = 2>
 int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
   constexpr int kRows = 64 * kConsumers;
   params.num_m_tiles = static_cast<int>((params.s_q + kRows - 1) / kRows);
-  EncodeTiledFn encode = GetEncodeTiled();
-  if (encode == nullptr) return kErrDriver;
-  CUtensorMap tmaps[4];
-  if (!EncodeBhsd(encode, &tmaps[0], args->tensors[0], kBf16, kRows) ||
-      !EncodeBhsd(encode, &tmaps[1], args->tensors[1], kBf16, kBlockN) ||
-      !EncodeBhsd(encode, &tmaps[2], args->tensors[2], kBf16, kBlockN) ||
-      !EncodeBhsd(encode, &tmaps[3], args->tensors[3], kBf16, 64)) {
-    return kErrLayout;
-  }
+  const CUtensorMap(*kept_maps)[4] = nullptr;
+  if (const int rc = KeptMaps<kBf16, kRows, kBlockN>(args, &kept_maps); rc != kOk) return rc;
+  const CUtensorMap(&tmaps)[4] = *kept_maps;
   // Persistent grid: one CTA per multiprocessor, each walking units
   // blockIdx.x, blockIdx.x + gridDim.x, ... (then, in a tail launch, its
   // pieces of the last wave), or, on long causal inputs, its lists.
@@ -1933,8 +1986,7 @@ int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
           });
     }
   }
-  const TailPlan plan =
-      PlanTail<kBlockN, kRows, MinSplitBlocks(D, kConsumers)>(grid, &params);
+  const TailPlan& plan = KeptTailPlan<kBlockN, kRows, MinSplitBlocks(D, kConsumers)>(grid, &params);
   const bool first = params.whole_units > 0;
   auto launch_first = [&] {
     return first ? LaunchKernel<D, kBlockN, kBf16, kConsumers, Walk::kUnits>(

@@ -3,7 +3,8 @@
 //    exactly one CTA's list, once, on a CTA the launch has, no list past its
 //    capacity; a second call (the kept plan) launches the same lists;
 //  - the tail launch (PlanTail): every key block of every leftover tile in
-//    exactly one piece, no CTA with more than kMaxCtaPieces.
+//    exactly one piece, no CTA with more than kMaxCtaPieces; the kept plan
+//    (KeptTailPlan) the same as a fresh one.
 // For the perf grid's shapes (printing the pool's launches and the planner's
 // estimate of balance: mean over most of the CTAs' estimated time) and for
 // random shapes and grid sizes. Built and run by nvcc at test time (see
@@ -137,6 +138,22 @@ bool CheckTail(int grid, int b, int h, int s_q, int s_k, bool causal) {
   if (!plan.pieces.empty()) {
     WalkArgs<Walk::kTail> ta;
     if (FillTailTable(plan, &ta) != kOk) return Fail("FillTailTable refused the plan", p, grid);
+  }
+  // The kept plan (KeptTailPlan), asked twice after another shape: the same
+  // pieces and whole units as planning afresh.
+  FwdParams other = Shape(kRows, b + 1, h, s_q, s_k, causal);
+  KeptTailPlan<kBlockN, kRows, kMinSplitBlocks>(grid, &other);
+  for (int call = 0; call < 2; ++call) {
+    FwdParams again = Shape(kRows, b, h, s_q, s_k, causal);
+    const TailPlan& kept = KeptTailPlan<kBlockN, kRows, kMinSplitBlocks>(grid, &again);
+    bool same = again.whole_units == p.whole_units && kept.pieces.size() == plan.pieces.size() &&
+                kept.split_tiles == plan.split_tiles && kept.slots == plan.slots;
+    for (size_t i = 0; same && i < plan.pieces.size(); ++i) {
+      const int4 a = kept.pieces[i].Pack();
+      const int4 c = plan.pieces[i].Pack();
+      same = a.x == c.x && a.y == c.y && a.z == c.z && a.w == c.w;
+    }
+    if (!same) return Fail("the kept tail plan differs from a fresh one", p, grid);
   }
   return true;
 }

@@ -1,0 +1,43 @@
+"""Kernels timed as kseek's runner times them (worker/runner/scenario_runner.cu): per repetition,
+flush the L2 (twice its size), record the start event, call the entry point, record the stop event,
+synchronise the device. Host time that the flush does not cover is then timed; the interleaved
+lab timing (harness.interleaved_us) lets the host run ahead and hides it. Both, interleaved, bf16,
+median microseconds.
+
+Usage: python3 synctime.py SO... [--reps N]
+"""
+import argparse, math, os, statistics
+import torch
+import harness
+
+ap = argparse.ArgumentParser()
+ap.add_argument("so", nargs="+")
+ap.add_argument("--reps", type=int, default=60)
+a = ap.parse_args()
+kerns = {os.path.basename(p)[:-3]: harness.Kernel(os.path.abspath(p)) for p in a.so}
+l2 = torch.cuda.get_device_properties(0).L2_cache_size
+flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
+big = torch.empty(512 * 1024 * 1024, dtype=torch.uint8, device="cuda")
+print(f"L2 {l2 >> 20} MiB", flush=True)
+for d, c, s in ((128, 1, 2048), (128, 1, 4096), (128, 0, 2048), (64, 1, 4096)):
+    b, h = 16384 // s, 2048 // d
+    q, k, v = harness.random_qkv(b, s, s, h, d)
+    fns = {}
+    for n, kern in kerns.items():
+        o = torch.empty_like(q); lse = torch.empty(b, h, s, device="cuda")
+        args = kern.make_args(q, k, v, o, lse, 1.0 / math.sqrt(d), c)
+        fns[n] = (lambda kern=kern, args=args: kern(args))
+    for f in fns.values():
+        for _ in range(3): f()
+    torch.cuda.synchronize()
+    sync = {n: [] for n in fns}
+    for rep in range(a.reps):
+        for n, f in fns.items():
+            flush.fill_(rep & 0xFF)
+            e0 = torch.cuda.Event(enable_timing=True); e1 = torch.cuda.Event(enable_timing=True)
+            e0.record(); f(); e1.record()
+            torch.cuda.synchronize()
+            sync[n].append(e0.elapsed_time(e1) * 1e3)
+    ahead = harness.interleaved_us(fns, a.reps, big, warmup=1)
+    print(f"d={d} c={c} s={s:5d}" + "".join(
+        f" | {n} sync {statistics.median(sync[n]):7.1f}us ahead {ahead[n]:7.1f}us" for n in fns), flush=True)
