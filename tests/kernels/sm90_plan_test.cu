@@ -1,18 +1,19 @@
 // The host-side plans of kernels/attention_fwd/sm90.cu, checked on the CPU:
 //  - the pool's list launches (PoolLaunches): every tile of a causal input on
-//    exactly one CTA's list, once, on a CTA the launch has, no list past its
-//    capacity; a second call (the kept plan) launches the same lists;
+//    exactly one CTA's list, once, on a CTA the launch has; a second call (the
+//    kept plan) launches the same lists;
 //  - the tail launch (PlanTail): every key block of every leftover tile in
-//    exactly one piece, no CTA with more than kMaxCtaPieces; the kept plan
+//    exactly one piece, every leftover tile without keys (causal, s_q > s_k)
+//    in exactly one empty piece, kMaxCtaPieces slots per CTA; the kept plan
 //    (KeptTailPlan) the same as a fresh one.
 // For the perf grid's shapes (printing the pool's launches and the planner's
 // estimate of balance: mean over most of the CTAs' estimated time) and for
 // random shapes and grid sizes. Built and run by nvcc at test time (see
 // tests/CMakeLists.txt); exits non-zero on the first failure.
-#include "attention_fwd/sm90.cu"
-
 #include <cstdio>
 #include <random>
+
+#include "attention_fwd/sm90.cu"
 
 namespace {
 
@@ -43,19 +44,23 @@ bool CheckPool(int grid, int b, int h, int s_q, int s_k, bool verbose) {
   int launches = 0;
   int longest = 0;
   bool ok = true;
-  const int rc = PoolLaunches<kBlockN, kRows>(
-      grid, &p, [&](int ctas, const WalkArgs<Walk::kList>& list) {
+  const int rc =
+      PoolLaunches<kBlockN, kRows>(grid, &p, [&](int ctas, const WalkArgs<Walk::kList>& list) {
         ++launches;
         if (ctas < 1 || ctas > grid) ok = Fail("CTA count out of range", p, grid);
         for (int c = 0; c < grid && ok; ++c) {
           int n = 0;
           for (; n < kMaxCtaTiles && list.tiles[c * kMaxCtaTiles + n] != 0xffff; ++n) {
-            if (c >= ctas) return Fail("a tile on a CTA the launch does not have", p, grid), kOk;
+            if (c >= ctas) {
+              ok = Fail("a tile on a CTA the launch does not have", p, grid);
+              return kOk;
+            }
             const int e = list.tiles[c * kMaxCtaTiles + n];
             const int unit = list.base + (e >> 1);
             const int sub = e & 1;
             if (unit >= units || sub >= TilesInUnit(unit, p)) {
-              return Fail("an entry past the input's tiles", p, grid), kOk;
+              ok = Fail("an entry past the input's tiles", p, grid);
+              return kOk;
             }
             ++seen[static_cast<size_t>(unit) * 2 + sub];
             load[c] += 2 * KvBlocks<kBlockN, kRows>(UnitTile(unit, sub, p).m_tile * kRows, p) +
@@ -67,6 +72,16 @@ bool CheckPool(int grid, int b, int h, int s_q, int s_k, bool verbose) {
       });
   if (!ok) return false;
   if (rc != kOk) return Fail("PoolLaunches failed", p, grid);
+  int tiles = 0;
+  for (int unit = 0; unit < units; ++unit) {
+    for (int sub = 0; sub < 2; ++sub) {
+      const int want = sub < TilesInUnit(unit, p) ? 1 : 0;
+      tiles += want;
+      if (seen[static_cast<size_t>(unit) * 2 + sub] != want) {
+        return Fail("a tile on no list, or on several", p, grid);
+      }
+    }
+  }
   // The same shape again takes the kept plan: the same launches, byte for
   // byte, as planning afresh (another shape in between evicts the plan).
   auto record = [](std::vector<std::vector<uint8_t>>* into) {
@@ -97,10 +112,10 @@ bool CheckPool(int grid, int b, int h, int s_q, int s_k, bool verbose) {
       most = l > most ? l : most;
       sum += l;
     }
-    std::printf("pool  rows %3d  b=%2d h=%2d s=%5d: %5d tiles, %d launch(es), longest list %2d, "
-                "balance %.3f\n",
-                kRows, b, h, s_q, units * 2 - (p.num_m_tiles % 2 ? units / ((p.num_m_tiles + 1) / 2) : 0),
-                launches, longest, static_cast<double>(sum) / grid / most);
+    std::printf(
+        "pool  rows %3d  b=%2d h=%2d s=%5d: %5d tiles, %d launch(es), longest list %2d, "
+        "balance %.3f\n",
+        kRows, b, h, s_q, tiles, launches, longest, static_cast<double>(sum) / grid / most);
   }
   return true;
 }
@@ -118,21 +133,32 @@ bool CheckTail(int grid, int b, int h, int s_q, int s_k, bool causal) {
       covered[static_cast<size_t>(unit - p.whole_units) * 2 + sub].assign(blocks, 0);
     }
   }
+  if (!plan.pieces.empty() && plan.pieces.size() != static_cast<size_t>(grid) * kMaxCtaPieces) {
+    return Fail("a tail table of the wrong size", p, grid);
+  }
   std::vector<int> empty_seen(covered.size(), 0);
   for (size_t i = 0; i < plan.pieces.size(); ++i) {
     const TailPiece& t = plan.pieces[i];
     if (t.pieces == 0) continue;
-    if (t.unit < p.whole_units || t.unit >= units) return Fail("a piece of no leftover unit", p, grid);
+    if (t.unit < p.whole_units || t.unit >= units)
+      return Fail("a piece of no leftover unit", p, grid);
     auto& blocks = covered[static_cast<size_t>(t.unit - p.whole_units) * 2 + t.sub];
-    if (t.it_begin == t.it_end) ++empty_seen[static_cast<size_t>(t.unit - p.whole_units) * 2 + t.sub];
+    if (t.it_begin == t.it_end)
+      ++empty_seen[static_cast<size_t>(t.unit - p.whole_units) * 2 + t.sub];
     if (t.it_begin < 0 || t.it_end > static_cast<int>(blocks.size()) || t.it_begin > t.it_end) {
       return Fail("a piece past its tile's key blocks", p, grid);
     }
     for (int k = t.it_begin; k < t.it_end; ++k) ++blocks[k];
   }
-  for (size_t i = 0; i < covered.size(); ++i) {
-    for (int n : covered[i]) {
-      if (n != 1) return Fail("a key block in no piece, or in several", p, grid);
+  for (int unit = p.whole_units; unit < units; ++unit) {
+    for (int sub = 0; sub < TilesInUnit(unit, p); ++sub) {
+      const size_t i = static_cast<size_t>(unit - p.whole_units) * 2 + sub;
+      for (int n : covered[i]) {
+        if (n != 1) return Fail("a key block in no piece, or in several", p, grid);
+      }
+      if (covered[i].empty() && empty_seen[i] != 1) {
+        return Fail("a tile without keys in no piece, or in several", p, grid);
+      }
     }
   }
   if (!plan.pieces.empty()) {
@@ -164,9 +190,9 @@ int main() {
   bool ok = true;
   // The perf grid's causal shapes, as LaunchFast sends them to the pool.
   for (int s : {4096, 8192, 16384}) {
-    ok = ok && CheckPool<128, 128>(132, 16384 / s, 16, s, s, true);   // d = 128
-    ok = ok && CheckPool<128, 192>(132, 16384 / s, 32, s, s, true);   // d = 64
-    ok = ok && CheckPool<80, 128>(132, 16384 / s, 8, s, s, true);     // d = 256
+    ok = ok && CheckPool<128, 128>(132, 16384 / s, 16, s, s, true);  // d = 128
+    ok = ok && CheckPool<128, 192>(132, 16384 / s, 32, s, s, true);  // d = 64
+    ok = ok && CheckPool<80, 128>(132, 16384 / s, 8, s, s, true);    // d = 256
   }
   ok = ok && CheckPool<128, 128>(132, 8, 16, 2048, 2048, true);
   std::mt19937 rng(7);
@@ -179,14 +205,21 @@ int main() {
     const int s_k = 1 + static_cast<int>(rng() % 20000);
     const int grid = 1 + static_cast<int>(rng() % kMaxCtas);
     switch (rng() % 3) {
-      case 0: ok = CheckPool<128, 128>(grid, b, h, s_q, s_k, false); break;
-      case 1: ok = CheckPool<128, 192>(grid, b, h, s_q, s_k, false); break;
-      default: ok = CheckPool<80, 128>(grid, b, h, s_q, s_k, false); break;
+      case 0:
+        ok = CheckPool<128, 128>(grid, b, h, s_q, s_k, false);
+        break;
+      case 1:
+        ok = CheckPool<128, 192>(grid, b, h, s_q, s_k, false);
+        break;
+      default:
+        ok = CheckPool<80, 128>(grid, b, h, s_q, s_k, false);
+        break;
     }
     ++pools;
     const bool causal = rng() % 2;
-    ok = ok && ((rng() % 2) ? CheckTail<128, 128, MinSplitBlocks(128, 2)>(grid, b, h, s_q, s_k, causal)
-                            : CheckTail<128, 192, MinSplitBlocks(64, 3)>(grid, b, h, s_q, s_k, causal));
+    ok = ok &&
+         ((rng() % 2) ? CheckTail<128, 128, MinSplitBlocks(128, 2)>(grid, b, h, s_q, s_k, causal)
+                      : CheckTail<128, 192, MinSplitBlocks(64, 3)>(grid, b, h, s_q, s_k, causal));
     ++tails;
   }
   if (!ok) return 1;
