@@ -1855,75 +1855,66 @@ int LaunchKernel(int grid, const CUtensorMap (&tmaps)[4], const FwdParams& param
              : kErrLaunch;
 }
 
-// What a kept plan depends on: the grid and the input's shape (the causal
-// mask too, for the tail's; the pool's inputs are all causal).
-using PlanKey = std::array<int, 6>;
-
-PlanKey KeyOf(int grid, const FwdParams& p) {
-  return {grid, p.batch, p.heads, p.s_q, p.s_k, p.causal};
+// A plan of the last wave, kept per thread and kernel for the next call of
+// the same shape: planning is host time, which a caller that waits for each
+// call sees whole (kseek's runner does: the pool's plan took 25 us at d = 128,
+// s13 run 6), and a model calls the same shape again and again. A plan
+// depends on the grid and the input's shape only. make(&p) plans for p and
+// sets p.whole_units; on a kept plan, p->whole_units is set from it.
+template <class Plan, class Make>
+const Plan& KeptPlan(int grid, FwdParams* p, Make&& make) {
+  using Key = std::array<int, 6>;
+  struct Kept {
+    Key key = {};  // all zero: no plan yet (grid is never 0)
+    int whole_units = 0;
+    Plan plan;
+  };
+  thread_local Kept kept;
+  const Key key = {grid, p->batch, p->heads, p->s_q, p->s_k, p->causal};
+  if (kept.key != key) {
+    kept.key = {};
+    kept.plan = make(p);
+    kept.whole_units = p->whole_units;
+    kept.key = key;
+  }
+  p->whole_units = kept.whole_units;
+  return kept.plan;
 }
 
 // The list launches of a causal input with the pool: units 0 ..
 // whole_units - 1 (whole rounds) round-robin, kRounds rounds per launch,
 // the last launch ending with the pool (the last full round and the
 // leftover). Sets p->whole_units and calls launch(ctas, lists) for each
-// launch in order, stopping at the first that fails.
-// The plan is kept, per thread and kernel, for the next call of the same
-// shape: planning took 25 us of host time at d = 128 (s13), which a caller
-// that waits for each call sees whole (kseek's runner does), and a model
-// calls the same shape again and again.
+// launch in order, stopping at the first that fails. The plan is kept
+// (KeptPlan).
 template <int kBlockN, int kRows, class Launch>
 int PoolLaunches(int grid, FwdParams* p, Launch&& launch) {
-  constexpr int kRounds = (kMaxCtaTiles - kMaxCtaPoolTiles) / 2;  // a causal unit has 2 tiles
-  struct Plan {
-    PlanKey key = {};  // all zero: no plan yet (grid is never 0)
-    int whole_units = 0;
-    std::vector<std::pair<int, WalkArgs<Walk::kList>>> launches;  // (CTAs, lists)
-  };
-  thread_local Plan plan;
-  const PlanKey key = KeyOf(grid, *p);
-  if (plan.key != key) {
-    plan.key = {};
-    plan.launches.clear();
-    const int units = NumUnits(*p);
-    plan.whole_units = units < 2 * grid ? 0 : units - grid - units % grid;
-    p->whole_units = plan.whole_units;
-    const int rounds = plan.whole_units / grid;
+  using Launches = std::vector<std::pair<int, WalkArgs<Walk::kList>>>;  // (CTAs, lists)
+  const Launches& launches = KeptPlan<Launches>(grid, p, [grid](FwdParams* q) {
+    constexpr int kRounds = (kMaxCtaTiles - kMaxCtaPoolTiles) / 2;  // a causal unit has 2 tiles
+    const int units = NumUnits(*q);
+    q->whole_units = units < 2 * grid ? 0 : units - grid - units % grid;
+    const int rounds = q->whole_units / grid;
+    Launches planned;
     WalkArgs<Walk::kList> list;
     for (int r0 = 0;; r0 += kRounds) {
       const int r1 = MinInt(rounds, r0 + kRounds);
-      const int ctas = FillList<kBlockN, kRows>(grid, *p, r0, r1, r1 == rounds, &list);
-      if (ctas > 0) plan.launches.emplace_back(ctas, list);
-      if (r1 == rounds) break;
+      const int ctas = FillList<kBlockN, kRows>(grid, *q, r0, r1, r1 == rounds, &list);
+      if (ctas > 0) planned.emplace_back(ctas, list);
+      if (r1 == rounds) return planned;
     }
-    plan.key = key;
-  }
-  p->whole_units = plan.whole_units;
-  for (const auto& [ctas, list] : plan.launches) {
+  });
+  for (const auto& [ctas, list] : launches) {
     if (const int rc = launch(ctas, list); rc != kOk) return rc;
   }
   return kOk;
 }
 
-// PlanTail's plan, kept per thread and kernel for the next call of the same
-// shape, as the pool's is (PoolLaunches). Sets p->whole_units.
+// PlanTail's plan, kept (KeptPlan). Sets p->whole_units.
 template <int kBlockN, int kRows, int kMinSplitBlocks>
 const TailPlan& KeptTailPlan(int grid, FwdParams* p) {
-  struct Kept {
-    PlanKey key = {};
-    int whole_units = 0;
-    TailPlan plan;
-  };
-  thread_local Kept kept;
-  const PlanKey key = KeyOf(grid, *p);
-  if (kept.key != key) {
-    kept.key = {};
-    kept.plan = PlanTail<kBlockN, kRows, kMinSplitBlocks>(grid, p);
-    kept.whole_units = p->whole_units;
-    kept.key = key;
-  }
-  p->whole_units = kept.whole_units;
-  return kept.plan;
+  return KeptPlan<TailPlan>(
+      grid, p, [grid](FwdParams* q) { return PlanTail<kBlockN, kRows, kMinSplitBlocks>(grid, q); });
 }
 
 // The TMA maps of Q, K, V and O (boxes of kRows, kBlockN, kBlockN and 64
