@@ -7,15 +7,11 @@
 #        identity; the whole softmax of the steady loop left out. They bound what the softmax
 #        costs the loop.
 # bf16, interleaved with FA3 and cuDNN, each d twice. Sources: s12_variants.patch.
-set -o pipefail
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .lab13/fa3*.whl || exit 1
-export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
-L=../../../.lab13
-cd docs/kernels/sm90_lab
-for v in tree tmax c3; do timeout 60 python3 harness.py $L/sm90_$v.so --check > $OUT/check-$v.txt 2>&1; echo "$v: $(grep -E 'BAD|CHECK' $OUT/check-$v.txt | tail -2)"; done
+LAB=.lab13 source docs/kernels/sm90_lab/lab.sh || exit 1
+check tree tmax c3
 for pass in 1 2; do
   timeout 100 python3 harness.py $L/sm90_base.so $L/sm90_tree.so $L/sm90_tmax.so $L/sm90_noexp.so $L/sm90_nosoft.so --bench --fa3 --only-d 128 --only-dtype bf16 --reps 10 > $OUT/bench-d128-$pass.txt 2>&1
   timeout 90 python3 harness.py $L/sm90_base.so $L/sm90_tree.so $L/sm90_tmax.so $L/sm90_c3.so --bench --fa3 --only-d 64 --only-dtype bf16 --reps 10 > $OUT/bench-d64-$pass.txt 2>&1
   timeout 90 python3 harness.py $L/sm90_base.so $L/sm90_tree.so $L/sm90_tmax.so --bench --fa3 --only-d 256 --only-dtype bf16 --reps 10 > $OUT/bench-d256-$pass.txt 2>&1
 done
-for f in d128-1 d128-2 d64-1 d64-2 d256-1 d256-2; do echo "== $f"; python3 cmp.py $OUT/bench-$f.txt --vs fa3 2>&1 | tail -7; done
+summary d128-1 d128-2 d64-1 d64-2 d256-1 d256-2
