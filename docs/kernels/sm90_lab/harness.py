@@ -196,6 +196,16 @@ def random_qkv(b, s_q, s_k, h, d, h_kv=None, dtype=torch.bfloat16):
             torch.randn(b, s_k, h_kv, d, device="cuda", dtype=dtype),
             torch.randn(b, s_k, h_kv, d, device="cuda", dtype=dtype))
 
+def kernel_calls(kerns, q, k, v, causal, scale):
+    """A call of each kernel on [b, s, h, d] inputs, by name, each with an O and LSE of its own."""
+    b, s_q, h = q.shape[0], q.shape[1], q.shape[2]
+    calls = {}
+    for n, kern in kerns.items():
+        o = torch.empty_like(q); lse = torch.empty(b, h, s_q, device="cuda")
+        args = kern.make_args(q, k, v, o, lse, scale, causal)
+        calls[n] = (lambda kern=kern, args=args: kern(args))
+    return calls
+
 def time_kernels(kerns, b, s_q, s_k, h, h_kv, causal, reps, flush, d=128):
     """Median microseconds of each kernel on one bf16 shape, the kernels
     interleaved, the L2 flushed before every call."""

@@ -8,7 +8,6 @@ saves per key block. bf16, interleaved, the L2 flushed before every call.
 Usage: python3 kvlong.py SO... [--reps N]
 """
 import math
-import torch
 import harness
 
 kerns, reps, flush = harness.lab_setup()
@@ -20,10 +19,8 @@ for d, s_q, s_k, h, b in grid:
     scale = 1.0 / math.sqrt(d)
     fns = {}
     for c in (0, 1):
-        for n, kern in kerns.items():
-            o = torch.empty_like(q); lse = torch.empty(b, h, s_q, device="cuda")
-            args = kern.make_args(q, k, v, o, lse, scale, c)
-            fns[f"{n}/c{c}"] = (lambda kern=kern, args=args: kern(args))
+        for n, call in harness.kernel_calls(kerns, q, k, v, c, scale).items():
+            fns[f"{n}/c{c}"] = call
         fns[f"fa3/c{c}"] = harness.fa3_call(q, k, v, c, scale)
     us = harness.interleaved_us(fns, reps, flush, warmup=3)
     # Key blocks of 128 each kernel computes: full sees all, causal drops the triangle.

@@ -30,11 +30,7 @@ print(f"flush alone {f0.elapsed_time(f1) * 1e3:.1f}us", flush=True)
 for d, c, s in shapes:
     b, h = 16384 // s, 2048 // d
     q, k, v = harness.random_qkv(b, s, s, h, d)
-    fns = {}
-    for n, kern in kerns.items():
-        o = torch.empty_like(q); lse = torch.empty(b, h, s, device="cuda")
-        args = kern.make_args(q, k, v, o, lse, 1.0 / math.sqrt(d), c)
-        fns[n] = (lambda kern=kern, args=args: kern(args))
+    fns = harness.kernel_calls(kerns, q, k, v, c, 1.0 / math.sqrt(d))
     for f in fns.values():
         for _ in range(3): f()
     torch.cuda.synchronize()

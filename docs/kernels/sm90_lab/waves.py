@@ -6,7 +6,6 @@ last wave well reads about the same at both head counts.
 Usage: python3 waves.py SO... [--reps N]
 """
 import math
-import torch
 import harness
 
 kerns, reps, flush = harness.lab_setup()
@@ -20,11 +19,7 @@ for d, c, s, hs in grid:
         b = 16384 // s
         q, k, v = harness.random_qkv(b, s, s, h, d)
         scale = 1.0 / math.sqrt(d)
-        fns = {}
-        for n, kern in kerns.items():
-            o = torch.empty_like(q); lse = torch.empty(b, h, s, device="cuda")
-            args = kern.make_args(q, k, v, o, lse, scale, c)
-            fns[n] = (lambda kern=kern, args=args: kern(args))
+        fns = harness.kernel_calls(kerns, q, k, v, c, scale)
         fns["fa3"] = harness.fa3_call(q, k, v, c, scale)
         us = harness.interleaved_us(fns, reps, flush, warmup=3)
         flops = 4.0 * b * h * s * s * d / (2 if c else 1)
