@@ -48,6 +48,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <functional>
 #include <queue>
 #include <type_traits>
@@ -1823,6 +1824,8 @@ int FillList(int grid, const FwdParams& p, int r0, int r1, bool pool,
   return ctas;
 }
 
+constexpr int kMaxDevices = 64;  // LaunchKernel's mask of devices
+
 // One launch of the kernel for (D, kBlockN, kConsumers): round-robin, a list
 // launch, or the tail, as a programmatic dependent of the launch before it
 // (`dependent`).
@@ -1831,13 +1834,20 @@ int LaunchKernel(int grid, const CUtensorMap (&tmaps)[4], const FwdParams& param
                  const WalkArgs<kWalk>& wa, bool dependent, cudaStream_t stream) {
   using Cfg = TileConfig<D, kBlockN, 64 * kConsumers>;
   auto* kernel = AttentionFwdKernel<D, kBlockN, kBf16, kConsumers, kWalk>;
-  static bool attribute_set = false;  // per instantiation; the value never changes
-  if (!attribute_set) {
+  // The shared memory size is an attribute of the kernel in each device's
+  // context: set once per instantiation and device (bit `device`).
+  static std::atomic<uint64_t> attribute_set{0};
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) {
+    return kErrLaunch;
+  }
+  const uint64_t bit = uint64_t{1} << device;
+  if ((attribute_set.load(std::memory_order_acquire) & bit) == 0) {
     if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              Cfg::kSmemBytes) != cudaSuccess) {
       return kErrLaunch;
     }
-    attribute_set = true;
+    attribute_set.fetch_or(bit, std::memory_order_release);
   }
   cudaLaunchAttribute attr;
   attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
