@@ -1,0 +1,70 @@
+"""The SASS of the attention kernels in built .so files, read with cuobjdump (on PATH).
+
+  sass.py same A.so B.so        per kernel (by template arguments), whether A and B have the same
+                                instructions, register names aside, and how many each has
+  sass.py ops A.so REGEX        the op sequence of the first kernel whose name matches REGEX,
+                                runs of one op folded ("2e70: MUFU x4"): where the F2FP, MUFU,
+                                HGMMA and the waits (WARPGROUP.DEPBAR) fall in a loop
+"""
+import re, subprocess, sys
+
+KEY = re.compile(r"AttentionFwdKernelILi(\d+)ELi(\d+)ELb(\d)ELi(\d)ELNS_4WalkE(\d)")
+
+
+def kernels(so):
+    """{template-argument key: [(address, instruction)]} for every AttentionFwdKernel in so."""
+    out = subprocess.run(["cuobjdump", "-sass", so], capture_output=True, text=True, check=True).stdout
+    found, cur = {}, None
+    for line in out.split("\n"):
+        m = re.match(r"\s+Function : (\S+)", line)
+        if m:
+            k = KEY.search(m.group(1))
+            cur = "d%s n%s bf16=%s c%s walk%s" % k.groups() if k else None
+            if cur:
+                found[cur] = []
+            continue
+        m = re.match(r"\s+/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;", line)
+        if cur and m:
+            found[cur].append((m.group(1), m.group(2)))
+    return found
+
+
+def normal(ins):
+    ins = re.sub(r"\bU?R\d+\b", "R", ins)
+    ins = re.sub(r"\bU?P\d\b", "P", ins)
+    return re.sub(r"0x[0-9a-f]+", "X", ins) if "BRA" in ins else ins
+
+
+def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "same":
+        a, b = kernels(sys.argv[2]), kernels(sys.argv[3])
+        for k in sorted(set(a) | set(b)):
+            if k not in a or k not in b:
+                print(f"{k}: only in {sys.argv[2] if k in a else sys.argv[3]}")
+                continue
+            same = [normal(i) for _, i in a[k]] == [normal(i) for _, i in b[k]]
+            print(f"{k}: {'same' if same else 'DIFFERENT'} ({len(a[k])} / {len(b[k])} instructions)")
+    elif len(sys.argv) == 4 and sys.argv[1] == "ops":
+        ks = kernels(sys.argv[2])
+        k = next((k for k in sorted(ks) if re.search(sys.argv[3], k)), None)
+        if k is None:
+            sys.exit(f"no kernel matches {sys.argv[3]!r}; kernels: {', '.join(sorted(ks))}")
+        print(k)
+        run = None
+        for n, ins in ks[k]:
+            op = ins.split()[1] if ins.startswith("@") else ins.split()[0]
+            op = op.split(".")[0]
+            if run and run[1] == op:
+                run[2] += 1
+                continue
+            if run:
+                print(f"{run[0]}: {run[1]} x{run[2]}")
+            run = [n, op, 1]
+        if run:
+            print(f"{run[0]}: {run[1]} x{run[2]}")
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
