@@ -1743,13 +1743,26 @@ int FillTailTable(const TailPlan& plan, WalkArgs<Walk::kTail>* ta) {
   return kOk;
 }
 
+// Causal units first .. end - 1 in order, as round-robin deals them: fn(unit,
+// cta, m_hi, m_lo) with the CTA that takes the unit (unit % grid) and its
+// query tiles M-1-j and j (m_hi == m_lo for the middle tile alone), as
+// UnitTile numbers them, without a division per unit (host time, s13).
+template <class Fn>
+void ForCausalUnits(const FwdParams& p, int grid, int first, int end, Fn&& fn) {
+  const int half = (p.num_m_tiles + 1) / 2;
+  for (int unit = first, j = first % half, c = first % grid; unit < end; ++unit) {
+    fn(unit, c, p.num_m_tiles - 1 - j, j);
+    if (++j == half) j = 0;
+    if (++c == grid) c = 0;
+  }
+}
+
 // With the causal mask, the pool (see "The last wave"): units whole_units
 // and on, their tiles longest first, each to the CTA whose tiles end first,
 // appended to the last list launch's lists (count[c] entries each so far).
 template <int kBlockN, int kRows>
 void PlanPool(int grid, const FwdParams& p, WalkArgs<Walk::kList>* list, std::vector<int>* count) {
   const int m_tiles = p.num_m_tiles;
-  const int half = (m_tiles + 1) / 2;
   // A tile's estimated time, in half key blocks, by query tile; it grows
   // with the query tile, so longest first is highest query tile first.
   std::vector<int> cost(m_tiles);
@@ -1761,18 +1774,15 @@ void PlanPool(int grid, const FwdParams& p, WalkArgs<Walk::kList>* list, std::ve
   // head the middle one is a unit alone). Unit u is query tiles M-1-j and j,
   // j = u % half, on CTA u % grid.
   std::vector<int64_t> done(grid, 0);
-  for (int unit = 0, j = 0, c = 0; unit < p.whole_units; ++unit) {
-    done[c] += cost[m_tiles - 1 - j] + (m_tiles - 1 - j != j ? cost[j] : 0);
-    if (++j == half) j = 0;
-    if (++c == grid) c = 0;
-  }
+  ForCausalUnits(p, grid, 0, p.whole_units, [&](int, int c, int m_hi, int m_lo) {
+    done[c] += cost[m_hi] + (m_hi != m_lo ? cost[m_lo] : 0);
+  });
   // The pool's tiles by query tile, highest first, each in unit order.
   std::vector<std::vector<int>> by_m(m_tiles);  // entries
-  for (int unit = p.whole_units, j = unit % half; unit < NumUnits(p); ++unit) {
-    by_m[m_tiles - 1 - j].push_back(2 * (unit - list->base));
-    if (m_tiles - 1 - j != j) by_m[j].push_back(2 * (unit - list->base) + 1);
-    if (++j == half) j = 0;
-  }
+  ForCausalUnits(p, grid, p.whole_units, NumUnits(p), [&](int unit, int, int m_hi, int m_lo) {
+    by_m[m_hi].push_back(2 * (unit - list->base));
+    if (m_hi != m_lo) by_m[m_lo].push_back(2 * (unit - list->base) + 1);
+  });
   // Longest first, each to the CTA free first; a tie goes to the lowest
   // CTA. A CTA holding kMaxCtaPoolTiles takes no more: the pool has under
   // four tiles per CTA, so such a CTA holds the shortest and is far from last.
@@ -1807,17 +1817,12 @@ int FillList(int grid, const FwdParams& p, int r0, int r1, bool pool,
   std::fill(std::begin(list->tiles), std::end(list->tiles), uint16_t{0xffff});
   list->base = r0 * grid;
   std::vector<int> count(grid, 0);
-  const int half = (p.num_m_tiles + 1) / 2;
   const int end = MinInt(r1 * grid, p.whole_units);
-  for (int unit = r0 * grid, j = unit % half, c = 0; unit < end; ++unit) {
+  ForCausalUnits(p, grid, r0 * grid, end, [&](int unit, int c, int m_hi, int m_lo) {
     const int entry = 2 * (unit - list->base);
     list->tiles[c * kMaxCtaTiles + count[c]++] = static_cast<uint16_t>(entry);
-    if (p.num_m_tiles - 1 - j != j) {
-      list->tiles[c * kMaxCtaTiles + count[c]++] = static_cast<uint16_t>(entry + 1);
-    }
-    if (++j == half) j = 0;
-    if (++c == grid) c = 0;
-  }
+    if (m_hi != m_lo) list->tiles[c * kMaxCtaTiles + count[c]++] = static_cast<uint16_t>(entry + 1);
+  });
   if (pool) PlanPool<kBlockN, kRows>(grid, p, list, &count);
   int ctas = grid;
   while (ctas > 0 && count[ctas - 1] == 0) --ctas;
