@@ -1831,21 +1831,18 @@ int FillList(int grid, const FwdParams& p, int r0, int r1, bool pool,
 
 constexpr int kMaxDevices = 64;  // LaunchKernel's mask of devices
 
-// One launch of the kernel for (D, kBlockN, kConsumers): round-robin, a list
-// launch, or the tail, as a programmatic dependent of the launch before it
-// (`dependent`).
+// One launch of the kernel for (D, kBlockN, kConsumers) on the current
+// device, `device`: round-robin, a list launch, or the tail, as a
+// programmatic dependent of the launch before it (`dependent`).
 template <int D, int kBlockN, bool kBf16, int kConsumers, Walk kWalk>
-int LaunchKernel(int grid, const CUtensorMap (&tmaps)[4], const FwdParams& params,
+int LaunchKernel(int device, int grid, const CUtensorMap (&tmaps)[4], const FwdParams& params,
                  const WalkArgs<kWalk>& wa, bool dependent, cudaStream_t stream) {
   using Cfg = TileConfig<D, kBlockN, 64 * kConsumers>;
   auto* kernel = AttentionFwdKernel<D, kBlockN, kBf16, kConsumers, kWalk>;
   // The shared memory size is an attribute of the kernel in each device's
   // context: set once per instantiation and device (bit `device`).
   static std::atomic<uint64_t> attribute_set{0};
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) {
-    return kErrLaunch;
-  }
+  if (device < 0 || device >= kMaxDevices) return kErrLaunch;
   const uint64_t bit = uint64_t{1} << device;
   if ((attribute_set.load(std::memory_order_acquire) & bit) == 0) {
     if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -1986,7 +1983,7 @@ int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
       return PoolLaunches<kBlockN, kRows>(
           grid, &params, [&](int ctas, const WalkArgs<Walk::kList>& list) {
             const int rc = LaunchKernel<D, kBlockN, kBf16, kConsumers, Walk::kList>(
-                ctas, tmaps, params, list, dependent, stream);
+                device, ctas, tmaps, params, list, dependent, stream);
             dependent = true;
             return rc;
           });
@@ -1996,8 +1993,8 @@ int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
   const bool first = params.whole_units > 0;
   auto launch_first = [&] {
     return first ? LaunchKernel<D, kBlockN, kBf16, kConsumers, Walk::kUnits>(
-                       MinInt(grid, params.whole_units), tmaps, params, WalkArgs<Walk::kUnits>{},
-                       false, stream)
+                       device, MinInt(grid, params.whole_units), tmaps, params,
+                       WalkArgs<Walk::kUnits>{}, false, stream)
                  : kOk;
   };
   if constexpr (MinSplitBlocks(D, kConsumers) > 0) {
@@ -2021,8 +2018,8 @@ int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
           cudaMemsetAsync(workspace, 0, counter_bytes, stream) == cudaSuccess ? kOk : kErrLaunch;
       if (rc == kOk) rc = launch_first();
       if (rc == kOk) {
-        rc = LaunchKernel<D, kBlockN, kBf16, kConsumers, Walk::kTail>(grid, tmaps, params, ta,
-                                                                      first, stream);
+        rc = LaunchKernel<D, kBlockN, kBf16, kConsumers, Walk::kTail>(device, grid, tmaps, params,
+                                                                      ta, first, stream);
       }
       const bool freed = cudaFreeAsync(workspace, stream) == cudaSuccess;
       return rc != kOk ? rc : (freed ? kOk : kErrLaunch);
