@@ -850,21 +850,24 @@ struct SmemMap {
 };
 
 // The producer: one thread walks the same tiles as the consumers and keeps
-// the Q buffers and the K/V ring full, K/V blocks in the consumers' order
-// (highest keys first). With kEarlyQ (two Q buffers), the next tile's Q is
-// issued right after this tile's first K/V block rather than after its last,
-// so it is not queued behind this tile's K/V. Its buffer is the previous
+// the Q buffers and the K and V rings full, blocks in the consumers' order
+// (highest keys first). With kKAhead, K of block i + 1 goes out before V of
+// block i, as the consumers use them (S of block i + 1 is issued with P V of
+// block i), rather than K and V of each block together, where the next K
+// waits behind a V slot that comes free later. With kEarlyQ (two Q buffers),
+// the next tile's Q is issued right after this tile's first K block rather
+// than after its last, so it is not queued behind this tile's K/V. Its buffer is the previous
 // tile's, which the consumers release after that tile's last S product,
 // without waiting for anything of this tile, so the wait cannot deadlock.
 // It walks the CTA's TileWalk, as the consumers do.
-template <class Cfg, bool kEarlyQ, Walk kWalk>
+template <class Cfg, bool kEarlyQ, bool kKAhead, Walk kWalk>
 __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtensorMap* tmap_q,
                                             const CUtensorMap* tmap_k, const CUtensorMap* tmap_v,
                                             const FwdParams& p, const WalkArgs<kWalk>& wa) {
   constexpr int kStages = Cfg::kStages;
   constexpr int kQStages = Cfg::kQStages;
   static_assert(!kEarlyQ || kQStages == 2, "an early Q needs a second Q buffer");
-  int kv_iter = 0;
+  int kv_iter = 0;  // blocks of the walk whose K has been issued
   int q_iter = 0;
   auto load_q = [&](const TileCoord& tc, int m0) {
     const int qs = q_iter % kQStages;
@@ -876,24 +879,24 @@ __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtens
     }
     ++q_iter;
   };
-  // K and V of key block n into the next ring slot.
-  auto load_kv = [&](const TileCoord& tc, int n) {
+  // K or V of key block n, the walk's block i, into slot i % kStages of its
+  // ring, once the consumers have released block i - kStages there.
+  auto load_block = [&](const CUtensorMap* tmap, uint32_t ring, uint32_t full, uint32_t empty,
+                        int i, const TileCoord& tc, int n) {
     const int head_kv = tc.head / (p.heads / p.heads_kv);
-    const int s = kv_iter % kStages;
-    const uint32_t phase = (kv_iter / kStages) & 1;
-    if (kv_iter >= kStages) MbarWait(sm.k_empty + 8 * s, phase ^ 1);
-    MbarExpectTx(sm.k_full + 8 * s, Cfg::kKvBytes);
+    const int s = i % kStages;
+    if (i >= kStages) MbarWait(empty + 8 * s, ((i / kStages) & 1) ^ 1);
+    MbarExpectTx(full + 8 * s, Cfg::kKvBytes);
     for (int c = 0; c < Cfg::kChunks; ++c) {
-      TmaLoad4d(sm.k + s * Cfg::kKvBytes + c * Cfg::kBlockN * kSwizzleBytes, tmap_k, c * 64,
-                head_kv, n * Cfg::kBlockN, tc.batch, sm.k_full + 8 * s);
+      TmaLoad4d(ring + s * Cfg::kKvBytes + c * Cfg::kBlockN * kSwizzleBytes, tmap, c * 64, head_kv,
+                n * Cfg::kBlockN, tc.batch, full + 8 * s);
     }
-    if (kv_iter >= kStages) MbarWait(sm.v_empty + 8 * s, phase ^ 1);
-    MbarExpectTx(sm.v_full + 8 * s, Cfg::kKvBytes);
-    for (int c = 0; c < Cfg::kChunks; ++c) {
-      TmaLoad4d(sm.v + s * Cfg::kKvBytes + c * Cfg::kBlockN * kSwizzleBytes, tmap_v, c * 64,
-                head_kv, n * Cfg::kBlockN, tc.batch, sm.v_full + 8 * s);
-    }
-    ++kv_iter;
+  };
+  auto load_k = [&](int i, const TileCoord& tc, int n) {
+    load_block(tmap_k, sm.k, sm.k_full, sm.k_empty, i, tc, n);
+  };
+  auto load_v = [&](int i, const TileCoord& tc, int n) {
+    load_block(tmap_v, sm.v, sm.v_full, sm.v_empty, i, tc, n);
   };
   TileWalk<Cfg::kBlockN, Cfg::kRows, kWalk> walk(p, wa);
   WorkTile t;
@@ -902,8 +905,13 @@ __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtens
     if (t.it_begin == t.it_end) continue;
     if (!q_loaded) load_q(t.tc, t.tc.m_tile * Cfg::kRows);
     q_loaded = false;
-    for (int it = t.it_begin; it < t.it_end; ++it) {
-      load_kv(t.tc, t.n_blocks - 1 - it);
+    for (int it = t.it_begin; it < t.it_end; ++it, ++kv_iter) {
+      load_k(kv_iter, t.tc, t.n_blocks - 1 - it);
+      if (!kKAhead) {
+        load_v(kv_iter, t.tc, t.n_blocks - 1 - it);
+      } else if (it > t.it_begin) {
+        load_v(kv_iter - 1, t.tc, t.n_blocks - it);  // block it - 1
+      }
       if (kEarlyQ && it == t.it_begin) {
         TileWalk<Cfg::kBlockN, Cfg::kRows, kWalk> ahead = walk;
         WorkTile next;
@@ -913,6 +921,7 @@ __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtens
         }
       }
     }
+    if (kKAhead) load_v(kv_iter - 1, t.tc, t.n_blocks - t.it_end);  // the tile's last block
   }
 }
 
@@ -1341,6 +1350,11 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   // late Q).
   constexpr bool kTail = kWalk == Walk::kTail;
   constexpr bool kEarlyQ = !kSerialSoftmax && kQStages == 2 && Cfg::kOwnOBuffer && !kTail;
+  // K of the next block issued ahead of V of this one (RunProducer): at
+  // d = 256 0-1.8% faster per input (+0.5% over its perf grid, s14 run 8;
+  // +0.5% again in both passes of s15 run 1, +1.6% causal s <= 1024), at
+  // d = 64 0.2-1.5% slower and at d = 128 even (s14 run 8).
+  constexpr bool kKAhead = D == 256;
   // Where O has a buffer of its own and Q is read from shared memory, the Q
   // buffer is released once the tile's last S product has completed.
   constexpr bool kReleaseQAfterS = Cfg::kOwnOBuffer && !kQRegs;
@@ -1359,7 +1373,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   if (warpgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n" ::: "memory");
     if (threadIdx.x == 0) {
-      RunProducer<Cfg, kEarlyQ, kWalk>(sm, &tmap_q, &tmap_k, &tmap_v, p, wa);
+      RunProducer<Cfg, kEarlyQ, kKAhead, kWalk>(sm, &tmap_q, &tmap_k, &tmap_v, p, wa);
       // A launch that is a programmatic dependent (the tail, a list launch
       // after another) completes after the one before, so that the stream's
       // next work waits for them all.
