@@ -1,11 +1,11 @@
 # Sourced by a device-call script from the repository root on the GPU machine, with LAB the carried
-# lab folder (.lab13): installs the FA3 wheel found there into /tmp/site, moves to this folder and
+# lab folder (.lab13): installs the FA3 wheel found there (or in WHEELS) into /tmp/site, moves to this folder and
 # sets L, the lab folder as seen from here. Then, for the script:
 #   check V...   the harness's checks of $L/sm90_V.so, into $OUT/check-V.txt, a line each;
 #   summary F... each $OUT/bench-F.txt over FA3, by region (cmp.py).
 set -o pipefail
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site \
-  "$LAB"/fa3*.whl || return 1
+  "${WHEELS:-$LAB}"/fa3*.whl || return 1
 export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
 L=../../../$LAB
 cd docs/kernels/sm90_lab || return 1
