@@ -2,13 +2,14 @@
 # call 2 (s15_run2.sh) left warm with fa3-fwd in .whl: the figure that counts, as s11_run4.sh b,
 # with the cuDNN frontend wheel carried here in .whl2 (both wheels and the bundle together are
 # over one call's 64 MiB). .lab12 holds the bundle (make_bundle.sh without its wheels) and the
-# file as .lab12/sm90.cu.
+# file as .lab12/sm90.cu (head, 8db390e's), and lv's file as .lab12/sm90_lv.cu.
+# Usage: bash s15_run3.sh [FILE], FILE by default .lab12/sm90.cu.
 set -o pipefail
 ls .whl/fa3*.whl .whl2/*.whl || exit 1
 mkdir -p /tmp/b && tar -C /tmp/b -xJf .lab12/kseek-bundle.tar.xz || exit 1
 B=/tmp/b/kseek-bundle
 mkdir -p $B/share/wheels && cp .whl/fa3*.whl .whl2/*.whl $B/share/wheels/
-cp .lab12/sm90.cu $B/share/kernels/attention_fwd/sm90.cu
+cp ${1:-.lab12/sm90.cu} $B/share/kernels/attention_fwd/sm90.cu
 R=/tmp/r; rm -rf $R; mkdir -p $R
 (cd $B && OUT_DIR=$R timeout 560 ./gpu_node_run.sh "workers" \
   "verify kernels/attention_fwd/sm90.cu --problem attention_fwd --arch sm_90a --scenarios all" \
