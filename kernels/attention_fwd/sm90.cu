@@ -715,15 +715,23 @@ constexpr float kMaxStaleLog2 = 8.f;
 // chain is a quarter of the row (lab, s12 run 2: d = 64 +0.8%, d = 128
 // +0.4%, d = 256 even, against one chain).
 template <int kBlockN>
-__device__ __forceinline__ float RowMax(const float (&s_acc)[kBlockN / 2], int r, float init) {
+__device__ __forceinline__ float ThreadRowMax(const float (&s_acc)[kBlockN / 2], int r, float init) {
   float part[4] = {init, -INFINITY, -INFINITY, -INFINITY};
 #pragma unroll
   for (int nn = 0; nn < kBlockN / 8; ++nn) {
     part[nn % 4] = fmaxf(part[nn % 4], fmaxf(s_acc[nn * 4 + r * 2], s_acc[nn * 4 + r * 2 + 1]));
   }
-  float mx = fmaxf(fmaxf(part[0], part[1]), fmaxf(part[2], part[3]));
+  return fmaxf(fmaxf(part[0], part[1]), fmaxf(part[2], part[3]));
+}
+
+__device__ __forceinline__ float QuadMax(float mx) {
   mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
   return fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+}
+
+template <int kBlockN>
+__device__ __forceinline__ float RowMax(const float (&s_acc)[kBlockN / 2], int r, float init) {
+  return QuadMax(ThreadRowMax<kBlockN>(s_acc, r, init));
 }
 
 // Row r of an S block to exp2(score * scale_log2 - m_scaled), in place;
@@ -790,20 +798,28 @@ __device__ __forceinline__ bool SoftmaxStep(float (&s_acc)[kBlockN / 2], float (
     bool grows = false;
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-      mx[r] = RowMax<kBlockN>(s_acc, r, row_max[r]);
+      mx[r] = ThreadRowMax<kBlockN>(s_acc, r, row_max[r]);
       // -inf - -inf is NaN, which compares false: a row with no visible key
       // yet does not ask for a rescale.
       grows = grows || (mx[r] - row_max[r]) * scale_log2 > kMaxStaleLog2;
     }
     const bool rescale = __any_sync(0xffffffffu, grows);
+    if (rescale) {
 #pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      const float m = rescale ? mx[r] : row_max[r];
-      const float m_scaled = ScaledMax(m, scale_log2);
-      correction[r] = rescale ? Exp2(row_max[r] * scale_log2 - m_scaled) : 1.f;
-      row_max[r] = m;
-      row_sum[r] =
-          row_sum[r] * correction[r] + ExpRow<kBlockN, 1>(s_acc, r, scale_log2, m_scaled);
+      for (int r = 0; r < 2; ++r) {
+        const float m = QuadMax(mx[r]);
+        const float m_scaled = ScaledMax(m, scale_log2);
+        correction[r] = Exp2(row_max[r] * scale_log2 - m_scaled);
+        row_max[r] = m;
+        row_sum[r] =
+            row_sum[r] * correction[r] + ExpRow<kBlockN, 1>(s_acc, r, scale_log2, m_scaled);
+      }
+    } else {
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        correction[r] = 1.f;
+        row_sum[r] += ExpRow<kBlockN, 1>(s_acc, r, scale_log2, ScaledMax(row_max[r], scale_log2));
+      }
     }
     return rescale;
   }
