@@ -1,4 +1,6 @@
 # One timed launch of a kernel for ncu: one.py SO D CAUSAL S [bf16|f16]
+# With ONE_RANGE set, the last call runs between cudaProfilerStart and Stop, so
+# that `ncu --profile-from-start off` sees that call's launches and no other.
 # SO is a built sm90.so, or `fa3` (fa3-fwd's flash_attn_func) or `cudnn` (SDPA
 # limited to cuDNN, on contiguous [b, h, s, d] copies), each called 3 times
 # to warm up and once more.
@@ -21,7 +23,10 @@ else:
     kern = Kernel(so)
     args = kern.make_args(q, k, v, o, lse, scale, causal)
     call = lambda: kern(args)
+import os
 for _ in range(3): call()
 torch.cuda.synchronize()
+if os.environ.get("ONE_RANGE"): torch.cuda.profiler.start()
 call()
 torch.cuda.synchronize()
+if os.environ.get("ONE_RANGE"): torch.cuda.profiler.stop()
