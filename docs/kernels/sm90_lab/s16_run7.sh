@@ -4,6 +4,6 @@
 cd docs/kernels/sm90_lab || exit 1
 L=../../../.lab16
 for shape in "128 1 16384" "128 0 16384" "128 0 2048"; do
-  echo "== d s causal: $shape"
+  echo "== d causal s: $shape"
   timeout 60 python3 trace.py $L/sm90_tr.so $shape 2>&1 | tail -4
 done | tee $OUT/trace.txt
