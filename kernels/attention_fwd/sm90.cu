@@ -775,17 +775,53 @@ __device__ __forceinline__ float ScaledMax(float m, float scale_log2) {
   return m == -INFINITY ? 0.f : m * scale_log2;
 }
 
+// The stale max (d >= 128): the row max the exponentials subtract is raised
+// only when some row of the warp has new scores more than 2^kMaxStaleLog2
+// above it; otherwise every row keeps its max, probabilities reach at most
+// 2^8 (exact enough in the fp32 sum and in P), and O needs no rescale. Sets
+// the max each row's exponentials subtract (scaled), its correction (1 where
+// the max is kept) and the new row max, and returns whether O must be
+// rescaled: the same in every thread of a warp, so that a branch on it does
+// not diverge. The exponentials are the caller's, a row at a time.
+template <int kBlockN>
+__device__ __forceinline__ bool StaleMaxStep(const float (&s_acc)[kBlockN / 2],
+                                             float (&row_max)[2], float (&m_scaled)[2],
+                                             float (&correction)[2], float scale_log2) {
+  float mx[2];
+  bool grows = false;
+  const float max_stale = __fdividef(kMaxStaleLog2, scale_log2);
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    mx[r] = ThreadRowMax<kBlockN>(s_acc, r, row_max[r]);
+    // A row with no visible key yet (-inf > -inf + max_stale is false)
+    // does not ask for a rescale.
+    grows = grows || mx[r] > row_max[r] + max_stale;
+  }
+  const bool rescale = __any_sync(0xffffffffu, grows);
+  if (rescale) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const float m = QuadMax(mx[r]);
+      m_scaled[r] = ScaledMax(m, scale_log2);
+      correction[r] = Exp2(row_max[r] * scale_log2 - m_scaled[r]);
+      row_max[r] = m;
+    }
+  } else {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      m_scaled[r] = ScaledMax(row_max[r], scale_log2);
+      correction[r] = 1.f;
+    }
+  }
+  return rescale;
+}
+
 // Online softmax on one S block (fp32 scores): turns s_acc into
 // unnormalized probabilities, updates the row max and sum, and returns
-// whether O must be scaled by `correction`.
-// kStaleMax: the row max the exponentials subtract is raised only when some
-// row of the warp has new scores more than 2^kMaxStaleLog2 above it;
-// otherwise every row keeps its max, probabilities reach at most 2^8 (exact
-// enough in the fp32 sum and in P), and O needs no rescale. The result is
-// then the same in every thread of a warp, so the caller's branch on it does
-// not diverge. Without kStaleMax (d = 64, whose softmax runs after both
-// products) the max always follows the scores, each row finished before the
-// next, and O is always rescaled.
+// whether O must be scaled by `correction`. With kStaleMax as StaleMaxStep
+// decides; without (d = 64, whose softmax runs after both products) the max
+// always follows the scores, each row finished before the next, and O is
+// always rescaled.
 template <int kBlockN, bool kStaleMax>
 __device__ __forceinline__ bool SoftmaxStep(float (&s_acc)[kBlockN / 2], float (&row_max)[2],
                                             float (&row_sum)[2], float (&correction)[2],
@@ -802,33 +838,13 @@ __device__ __forceinline__ bool SoftmaxStep(float (&s_acc)[kBlockN / 2], float (
     }
     return true;
   } else {
-    float mx[2];
-    bool grows = false;
-    const float max_stale = __fdividef(kMaxStaleLog2, scale_log2);
+    float m_scaled[2];
+    const bool rescale =
+        StaleMaxStep<kBlockN>(s_acc, row_max, m_scaled, correction, scale_log2);
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-      mx[r] = ThreadRowMax<kBlockN>(s_acc, r, row_max[r]);
-      // A row with no visible key yet (-inf > -inf + max_stale is false)
-      // does not ask for a rescale.
-      grows = grows || mx[r] > row_max[r] + max_stale;
-    }
-    const bool rescale = __any_sync(0xffffffffu, grows);
-    if (rescale) {
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        const float m = QuadMax(mx[r]);
-        const float m_scaled = ScaledMax(m, scale_log2);
-        correction[r] = Exp2(row_max[r] * scale_log2 - m_scaled);
-        row_max[r] = m;
-        row_sum[r] =
-            row_sum[r] * correction[r] + ExpRow<kBlockN, 1>(s_acc, r, scale_log2, m_scaled);
-      }
-    } else {
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        correction[r] = 1.f;
-        row_sum[r] += ExpRow<kBlockN, 1>(s_acc, r, scale_log2, ScaledMax(row_max[r], scale_log2));
-      }
+      row_sum[r] = row_sum[r] * correction[r] +
+                   ExpRow<kBlockN, 1>(s_acc, r, scale_log2, m_scaled[r]);
     }
     return rescale;
   }
@@ -1500,14 +1516,21 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
         MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0 && it == it_end - 1);
       }
       if constexpr (decltype(masked)::value) MaskScores<kBlockN>(s_acc, n_blocks - 1 - it, cl, p);
-      const bool rescale =
-          SoftmaxStep<kBlockN, kStaleMax>(s_acc, row_max, row_sum, correction, p.scale_log2);
-      if constexpr (!kSerialSoftmax) {
-        // Keep the softmax above the wait for P V: arithmetic is free to
-        // move past a volatile asm.
+      if constexpr (kStaleMax) {
+        // Row 0's exponentials while P V runs, then the wait for it, then
+        // row 1's with P's packing spread among them (FA3's order; 2.3% and
+        // 2.6% faster at d = 128 than all exponentials before the wait and
+        // the packing after, d = 256 even, s16 run 8).
+        float m_scaled[2];
+        const bool rescale =
+            StaleMaxStep<kBlockN>(s_acc, row_max, m_scaled, correction, p.scale_log2);
+        row_sum[0] = row_sum[0] * correction[0] +
+                     ExpRow<kBlockN, 1>(s_acc, 0, p.scale_log2, m_scaled[0]);
+        // Keep row 0 above the wait for P V: arithmetic is free to move past
+        // a volatile asm.
         FenceRegs(s_acc);
-        FenceRegs(row_max);
         FenceRegs(row_sum);
+        FenceRegs(m_scaled);
         FenceRegs(correction);
         // ptxas hoists a wgmma wait to the top of its basic block, above
         // the softmax, which kills the overlap; a branch on the softmax
@@ -1517,12 +1540,24 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
         if (__float_as_uint(row_sum[0]) == 0xffffffffu) {
           asm volatile("nanosleep.u32 1;" ::: "memory");
         }
+        WgmmaWait<0>();
+        FenceRegs(o_acc);
+        MbarArriveIf(sm.v_empty + 8 * s, cl.lane == 0);
+        // Row 1's max made to depend on O (0 x a finite value), or ptxas
+        // hoists its exponentials above the branch and the wait.
+        const float m1 = fmaf(o_acc[0], 0.f, m_scaled[1]);
+        row_sum[1] = row_sum[1] * correction[1] +
+                     ExpRow<kBlockN, 1>(s_acc, 1, p.scale_log2, m1);
+        ToP<kBlockN, kBf16>(s_acc, p_frag);
+        if (rescale) RescaleO<D>(o_acc, correction);
+      } else {
+        SoftmaxStep<kBlockN, false>(s_acc, row_max, row_sum, correction, p.scale_log2);
+        WgmmaWait<0>();
+        FenceRegs(o_acc);
+        MbarArriveIf(sm.v_empty + 8 * s, cl.lane == 0);
+        RescaleO<D>(o_acc, correction);
+        ToP<kBlockN, kBf16>(s_acc, p_frag);
       }
-      WgmmaWait<0>();
-      FenceRegs(o_acc);
-      MbarArriveIf(sm.v_empty + 8 * s, cl.lane == 0);
-      if (rescale) RescaleO<D>(o_acc, correction);
-      ToP<kBlockN, kBf16>(s_acc, p_frag);
       ++kv_iter;
       s = s_next;
     };
