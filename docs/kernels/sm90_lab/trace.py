@@ -5,9 +5,11 @@ steady-state step, and prints the median cycles of each phase, per consumer:
   poll+turn  before the turn to turn taken (K/V polls, then the turn barrier)
   issue      turn taken to products issued and the turn passed
   S wait     to the wait for S done
-  softmax    to the softmax done (just before the wait for P V)
+  softmax    to just before the wait for P V (before ip, s16 run 8: the whole softmax;
+             with s16_trace.patch on ip's file: the max and row 0's exponentials)
   PV wait    to P V done
-  to next    P V done to the next step's start (rescale, packing P, loop)
+  to next    P V done to the next step's start (rescale, packing P, loop; on ip's file
+             also row 1's exponentials)
 and the step period (one step's start to the next one's) with the share of it
 that an ideal tensor pipe would need for the two consumers' products."""
 import ctypes, statistics, sys
