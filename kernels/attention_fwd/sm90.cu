@@ -1544,7 +1544,9 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
         FenceRegs(o_acc);
         MbarArriveIf(sm.v_empty + 8 * s, cl.lane == 0);
         // Row 1's max made to depend on O (0 x a finite value), or ptxas
-        // hoists its exponentials above the branch and the wait.
+        // hoists its exponentials above the branch and the wait. (Where V
+        // holds an inf or NaN, O[0] can be one, and this row's output is then
+        // NaN in every column rather than in that column alone.)
         const float m1 = fmaf(o_acc[0], 0.f, m_scaled[1]);
         row_sum[1] = row_sum[1] * correction[1] +
                      ExpRow<kBlockN, 1>(s_acc, 1, p.scale_log2, m1);
