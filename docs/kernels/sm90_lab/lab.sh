@@ -2,6 +2,8 @@
 # lab folder (.lab13): installs the FA3 wheel found there (or in WHEELS) into /tmp/site, moves to this folder and
 # sets L, the lab folder as seen from here. Then, for the script:
 #   check V...   the harness's checks of $L/sm90_V.so, into $OUT/check-V.txt, a line each;
+#   bench "V..." D...  each D twice (pass 1, then 2), bf16: $L/sm90_V.so for each V, interleaved with
+#                FA3 in one process, into $OUT/bench-dD-PASS.txt;
 #   summary F... each $OUT/bench-F.txt over FA3, by region (cmp.py).
 set -o pipefail
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site \
@@ -14,6 +16,18 @@ check() {
   for v in "$@"; do
     timeout 60 python3 harness.py $L/sm90_$v.so --check > $OUT/check-$v.txt 2>&1
     echo "$v: $(grep -E 'BAD|CHECK' $OUT/check-$v.txt | tail -2)"
+  done
+}
+
+bench() {
+  local so=() v d pass
+  for v in $1; do so+=("$L/sm90_$v.so"); done
+  shift
+  for pass in 1 2; do
+    for d in "$@"; do
+      timeout 120 python3 harness.py "${so[@]}" --bench --fa3 --only-d $d --only-dtype bf16 \
+        --reps 10 > $OUT/bench-d$d-$pass.txt 2>&1
+    done
   done
 }
 

@@ -1,5 +1,5 @@
 # Sixteenth session, device call 1 (`carry: [".whl", ".lab16"]`, .whl holding fa3-fwd 0.0.3 only):
-# lands the FA3 wheel for the figure's call 2 (s15_run3.sh on bee8395's file), and on the way times
+# lands the FA3 wheel for the figure's call 2 (s15_run3.sh, run in the end on mn's file), and on the way times
 # one change against head (bee8395's file, lv adopted):
 #   mn  fewer instructions in the row max: ThreadRowMax seeds its four partial maxima from the first
 #       four column pairs instead of -inf (6 FMNMX fewer a block), and the stale-max test compares

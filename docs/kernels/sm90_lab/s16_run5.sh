@@ -10,10 +10,5 @@
 # interleaved with FA3.
 WHEELS=.whl LAB=.lab16 source docs/kernels/sm90_lab/lab.sh || exit 1
 check new nb
-for pass in 1 2; do
-  for d in 128 256; do
-    timeout 120 python3 harness.py $L/sm90_new.so $L/sm90_nb.so --bench --fa3 \
-      --only-d $d --only-dtype bf16 --reps 10 > $OUT/bench-d$d-$pass.txt 2>&1
-  done
-done
+bench "new nb" 128 256
 summary d128-1 d128-2 d256-1 d256-2
