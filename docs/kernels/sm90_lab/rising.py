@@ -1,0 +1,53 @@
+"""Checks attention kernels (.so, the harness's ABI) on scores that rise from one key block to
+the next in the order the kernel walks them (highest keys first), so that a kept row max goes
+stale by 2^8 and more, up to overflow: key j's scores fall with j, over a range of R log2 units
+across the keys. Prints one line per case and a CHECK line per kernel, as harness.py --check.
+
+  rising.py SO...
+"""
+import math, sys
+import torch
+from harness import Kernel, reference
+
+
+def case(kern, b, sq, sk, h, d, causal, dt, rise):
+    torch.manual_seed(0)
+    c_max = rise * math.log(2) / math.sqrt(d)  # score range in log2 units across the keys
+    q = (torch.ones(b, sq, h, d, device="cuda") + 0.1 * torch.randn(b, sq, h, d, device="cuda")).to(dt)
+    c = torch.linspace(c_max, 0, sk, device="cuda")[None, :, None, None]
+    k = (c + 0.5 * torch.randn(b, sk, h, d, device="cuda")).to(dt)
+    v = torch.randn(b, sk, h, d, device="cuda", dtype=dt)
+    scale = 1.0 / math.sqrt(d)
+    o = torch.full((b, sq, h, d), float("nan"), device="cuda", dtype=dt)
+    lse = torch.full((b, h, sq), float("nan"), device="cuda", dtype=torch.float32)
+    kern(kern.make_args(q, k, v, o, lse, scale, causal))
+    torch.cuda.synchronize()
+    ro, rl = reference(q, k, v, scale, causal)
+    of = o.float()
+    nan_o = torch.isnan(of).sum().item()
+    err = ((of - ro).norm() / ro.norm().clamp_min(1e-6)).item()
+    fin = torch.isfinite(rl)
+    lse_ok = torch.equal(fin, torch.isfinite(lse)) and not torch.isnan(lse).any().item()
+    lerr = (lse[fin] - rl[fin]).abs().max().item() if fin.any() else 0.0
+    ok = nan_o == 0 and err < 2e-2 and lse_ok and lerr < 1e-2
+    print(f"{'ok ' if ok else 'BAD'} rise={rise} b={b} sq={sq} sk={sk} h={h} d={d} c={causal} "
+          f"{str(dt)[6:]} relerr={err:.2e} lse_err={lerr:.2e} nan={nan_o} lse_inf_ok={lse_ok}")
+    return ok
+
+
+def main():
+    for path in sys.argv[1:]:
+        kern = Kernel(path)
+        good = total = 0
+        for dt in (torch.bfloat16, torch.float16):
+            for rise in (20, 60, 200, 400):
+                for (b, sq, sk) in ((2, 1024, 1024), (1, 300, 1000), (1, 200, 50), (1, 2000, 2000)):
+                    for d in (128, 96):
+                        for causal in (0, 1):
+                            total += 1
+                            good += case(kern, b, sq, sk, 4, d, causal, dt, rise)
+        print(f"{path}: CHECK: {good}/{total} passed")
+
+
+if __name__ == "__main__":
+    main()
