@@ -35,6 +35,21 @@ std::string DtypeLabel(kernelseek::v1::TensorDtype dtype) {
   }
 }
 
+std::string FillLabel(const ScenarioSpec& scenario) {
+  std::vector<std::string> parts;
+  for (const kernelseek::v1::InputFill& f : scenario.fill()) {
+    std::string part = f.tensor();
+    if (f.has_mean()) absl::StrAppend(&part, " mean ", f.mean());
+    if (f.has_std()) absl::StrAppend(&part, " sd ", f.std());
+    if (f.has_ramp()) {
+      absl::StrAppend(&part, " ramp[", f.ramp().axis(), "] ", f.ramp().from(), "..",
+                      f.ramp().to());
+    }
+    parts.push_back(std::move(part));
+  }
+  return parts.empty() ? "normal" : absl::StrJoin(parts, "; ");
+}
+
 std::string FormatScenarioTable(const kernelseek::v1::ListScenariosResponse& response) {
   const kernelseek::v1::ProblemManifest& manifest = response.problem();
   // Symbols: the manifest's, then any a scenario names that the manifest
@@ -57,12 +72,18 @@ std::string FormatScenarioTable(const kernelseek::v1::ListScenariosResponse& res
   }
   for (const std::string& name : overridden) AddOnce(&scalars, name);
 
+  // Inputs: a column only where some scenario draws them otherwise than normal.
+  const bool fills = std::any_of(response.scenarios().begin(), response.scenarios().end(),
+                                 [](const ScenarioSpec& s) { return s.fill_size() > 0; });
+
   std::vector<std::string> header = {"ID", "SET", "DTYPE"};
   header.insert(header.end(), symbols.begin(), symbols.end());
   header.insert(header.end(), scalars.begin(), scalars.end());
   header.push_back("SEED");
+  if (fills) header.push_back("INPUTS");
   std::vector<Align> align(header.size(), Align::kRight);
   align[0] = align[1] = align[2] = Align::kLeft;
+  if (fills) align.back() = Align::kLeft;
 
   std::vector<std::pair<std::string, int>> per_set;
   std::vector<std::vector<std::string>> rows;
@@ -79,6 +100,7 @@ std::string FormatScenarioTable(const kernelseek::v1::ListScenariosResponse& res
       row.push_back(it == s.scalar().end() ? "-" : absl::StrCat(it->value()));
     }
     row.push_back(s.hidden_seed() ? "hidden" : absl::StrCat(s.seed()));
+    if (fills) row.push_back(FillLabel(s));
     rows.push_back(std::move(row));
 
     auto set = std::find_if(per_set.begin(), per_set.end(),

@@ -429,6 +429,34 @@ absl::StatusOr<Problem> Problem::Parse(absl::string_view manifest_text,
         errors.Add(sf, vline, absl::StrCat(who, ": scalar '", v.name(), "' is set twice"));
       }
     }
+    std::set<std::string> filled;
+    for (int j = 0; j < s.fill_size(); ++j) {
+      const kernelseek::v1::InputFill& f = s.fill(j);
+      const int fline = at.Line(s, "fill", j);
+      const std::string what = absl::StrCat(who, ": fill of '", f.tensor(), "'");
+      int index = -1;
+      for (int t = 0; t < m.tensor_size(); ++t) {
+        if (m.tensor(t).name() == f.tensor()) index = t;
+      }
+      if (index < 0 || m.tensor(index).role() != kernelseek::v1::TENSOR_ROLE_INPUT) {
+        errors.Add(sf, fline, what + ": not an input tensor of the manifest");
+        continue;
+      }
+      if (!filled.insert(f.tensor()).second) errors.Add(sf, fline, what + ": set twice");
+      if (!std::isfinite(f.mean()) || !std::isfinite(f.std()) || f.std() < 0) {
+        errors.Add(sf, fline, what + ": mean must be finite and std finite and >= 0");
+      }
+      if (f.has_ramp()) {
+        const int rank = m.tensor(index).shape_size();
+        if (f.ramp().axis() < 0 || f.ramp().axis() >= rank) {
+          errors.Add(sf, fline, absl::StrCat(what, ": ramp axis ", f.ramp().axis(),
+                                             " is outside the tensor's ", rank, " axes"));
+        }
+        if (!std::isfinite(f.ramp().from()) || !std::isfinite(f.ramp().to())) {
+          errors.Add(sf, fline, what + ": ramp ends must be finite");
+        }
+      }
+    }
     if (errors.count() != errors_before) continue;
     absl::StatusOr<Bindings> bindings = problem.BindingsFor(s);
     if (!bindings.ok()) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes scenarios/attention_fwd/scenarios.textproto: the 182 attention_fwd scenarios.
+"""Writes scenarios/attention_fwd/scenarios.textproto: the 202 attention_fwd scenarios.
 
 Run from anywhere: python3 scenarios/generate_attention_fwd.py [--output PATH]
 The output is committed; tests/runner checks it matches what this script writes.
@@ -30,10 +30,24 @@ correctness (110): the cases fast kernels get wrong, each small enough that the
   known inputs. Ten more mix the hard features together (batch > 1 with long
   ragged sequences, MQA decode against 4097 keys, GQA 8:1 with s_q > s_k
   causal, ...); half of them use hidden seeds too.
+
+rising (20): scores that climb steadily along the keys, one scenario per
+  (dtype, d, causal). Q is near 1 everywhere (mean 1, std 0.1) and K holds a
+  ramp along its key axis plus a little noise, so every query's scores run
+  over R log2 units from one end of the keys to the other: R = 40, where a
+  kernel that keeps a row max from earlier key blocks finds it stale by 2^8
+  again and again, and R = 400, where a stale max overflows exp2 within one
+  block and a row that saw no key before a block meets scores far above 0.
+  Half the ramps climb toward key 0 (for kernels that walk the keys from the
+  end), half toward the last key. The kernels these catch are exact on
+  normal inputs, where a row's first keys already hold nearly its max.
+  Low-precision references round such scores coarsely, so the error bar is
+  loose here; NaN, infinities and unwritten elements still fail.
 """
 
 import argparse
 import hashlib
+import math
 import os
 import sys
 
@@ -66,13 +80,21 @@ MIXED = [
 ]
 
 
+# rising: (b, s_q, s_k), h = 4, h_kv = 2. The full and causal scenarios of one
+# (dtype, d) share a shape; across the two dtypes each shape meets both ranges
+# causal and not, and the directions alternate.
+RISING_SHAPES = [(1, 2048, 2048), (1, 300, 1000), (1, 300, 300), (1, 200, 50), (1, 64, 4097)]
+RISING_RANGES = [40, 400]  # log2 units of score across the keys
+
+
 def seed_for(scenario_id):
     """A recorded seed that depends only on the id, so regenerating is stable."""
     seed = int.from_bytes(hashlib.sha256(scenario_id.encode()).digest()[:8], "little")
     return (seed & ((1 << 63) - 1)) or 1
 
 
-def scenario(sid, set_name, dtype_enum, b, s_q, s_k, h, h_kv, d, causal, hidden, note):
+def scenario(sid, set_name, dtype_enum, b, s_q, s_k, h, h_kv, d, causal, hidden, note,
+             fills=()):
     symbols = " ".join(
         'symbol { name: "%s" value: %d }' % (n, v)
         for n, v in (("b", b), ("s_q", s_q), ("s_k", s_k), ("h", h), ("h_kv", h_kv), ("d", d)))
@@ -81,9 +103,11 @@ def scenario(sid, set_name, dtype_enum, b, s_q, s_k, h, h_kv, d, causal, hidden,
             '  id: "%s" set: "%s" dtype: %s\n'
             "  %s\n"
             '  scalar { name: "causal" value: %d }\n'
+            "%s"
             "  %s\n"
             '  note: "%s"\n'
-            "}\n") % (sid, set_name, dtype_enum, symbols, 1 if causal else 0, seed, note)
+            "}\n") % (sid, set_name, dtype_enum, symbols, 1 if causal else 0,
+                       "".join("  %s\n" % f for f in fills), seed, note)
 
 
 def name(dtype, d, causal):
@@ -141,6 +165,31 @@ def correctness():
     return out
 
 
+def rising():
+    out = []
+    pair = 0
+    for dtype, enum in DTYPES:
+        for d in HEAD_DIMS:
+            for causal in (False, True):
+                b, s_q, s_k = RISING_SHAPES[pair % len(RISING_SHAPES)]
+                toward_first = (pair + causal) % 2 == 0
+                rise = RISING_RANGES[(pair // len(RISING_SHAPES) + causal) % 2]
+                # Q near 1, so a key's scores are about sqrt(d) times its ramp value
+                # under the default scale 1 / sqrt(d).
+                top = round(rise * math.log(2) / math.sqrt(d), 4)
+                ends = (top, 0) if toward_first else (0, top)
+                fills = ('fill { tensor: "q" mean: 1 std: 0.1 }',
+                         'fill { tensor: "k" std: 0.1 ramp { axis: 1 from: %g to: %g } }' % ends)
+                sid = "rise-%s-%s-r%d-b%d-q%d-k%d" % (name(dtype, d, causal),
+                                                       "first" if toward_first else "last", rise,
+                                                       b, s_q, s_k)
+                out.append(scenario(sid, "rising", enum, b, s_q, s_k, 4, 2, d, causal, False,
+                                    "scores climb %d log2 units toward the %s key"
+                                    % (rise, "first" if toward_first else "last"), fills))
+            pair += 1
+    return out
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -149,9 +198,10 @@ def main():
     args = parser.parse_args()
     perf_set = perf()
     correctness_set = correctness()
-    if len(perf_set) != 72 or len(correctness_set) != 110:
-        sys.exit("generator bug: %d perf and %d correctness scenarios, want 72 and 110"
-                 % (len(perf_set), len(correctness_set)))
+    rising_set = rising()
+    if len(perf_set) != 72 or len(correctness_set) != 110 or len(rising_set) != 20:
+        sys.exit("generator bug: %d perf, %d correctness and %d rising scenarios, want 72, 110, 20"
+                 % (len(perf_set), len(correctness_set), len(rising_set)))
     header = ("# Generated by scenarios/generate_attention_fwd.py; do not edit.\n"
               "# See that script's docstring for why each group exists.\n"
               "# proto-file: proto/problem.proto\n"
@@ -163,6 +213,8 @@ def main():
         f.writelines(perf_set)
         f.write("\n# correctness: ragged, s_q != s_k, decode, GQA/MQA, batch > 1 (110)\n")
         f.writelines(correctness_set)
+        f.write("\n# rising: scores that climb along the keys, up to exp2 overflow (20)\n")
+        f.writelines(rising_set)
 
 
 if __name__ == "__main__":

@@ -97,6 +97,37 @@ TEST_CASE("a manifest's defaults and baselines end the listing") {
         "defaults: verify all; bench square,llm against cublas (baselines: cublas)\n");
 }
 
+TEST_CASE("input fills get an INPUTS column, normal inputs say so") {
+  ListScenariosResponse response = AttentionScenarios();
+  ScenarioSpec* rise = response.add_scenarios();
+  rise->set_id("rise-bf16-d128-full");
+  rise->set_set("rising");
+  rise->set_dtype(kernelseek::v1::DTYPE_BF16);
+  AddSymbols(rise, {{"b", 1}, {"s_q", 300}, {"s_k", 300}, {"h", 4}, {"h_kv", 2}, {"d", 128}});
+  rise->set_seed(9);
+  auto* q = rise->add_fill();
+  q->set_tensor("q");
+  q->set_mean(1);
+  q->set_std(0.1);
+  auto* k = rise->add_fill();
+  k->set_tensor("k");
+  k->set_std(0.1);
+  k->mutable_ramp()->set_axis(1);
+  k->mutable_ramp()->set_from(24.5);
+  k->mutable_ramp()->set_to(0);
+  CHECK(FillLabel(*rise) == "q mean 1 sd 0.1; k sd 0.1 ramp[1] 24.5..0");
+  CHECK(FillLabel(response.scenarios(0)) == "normal");
+  std::string table = FormatScenarioTable(response);
+  const std::string header = table.substr(0, table.find('\n'));
+  CHECK(header.substr(header.size() - std::string("SEED  INPUTS").size()) == "SEED  INPUTS");
+  CHECK(table.find("9  q mean 1 sd 0.1; k sd 0.1 ramp[1] 24.5..0\n") != std::string::npos);
+  CHECK(table.find("5389819952912262125  normal") != std::string::npos);
+  CHECK(table.substr(table.find("\n\n")) == "\n\n4 scenarios: perf 1, correctness 2, rising 1\n");
+  // Without fills the column is not there.
+  response.mutable_scenarios()->RemoveLast();
+  CHECK(FormatScenarioTable(response).find("INPUTS") == std::string::npos);
+}
+
 TEST_CASE("an empty listing still prints the header and a zero count") {
   ListScenariosResponse response = AttentionScenarios();
   response.clear_scenarios();

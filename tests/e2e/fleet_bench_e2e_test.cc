@@ -172,11 +172,11 @@ TEST_CASE("a verify goes through server, worker and runner, and a failing scenar
   WriteFile(kernel, kKernel);
   const std::vector<std::string> verify = {"verify", kernel, "--problem", "attention_fwd", "--arch", "sm_90a"};
 
-  // The problem's default set (all 182 scenarios), every one reported.
+  // The problem's default set (all 202 scenarios), every one reported.
   SubprocessResult passed = stack.Kseek(verify);
   INFO(passed.stdout_text << passed.stderr_text);
   REQUIRE(passed.exit_code == 0);
-  CHECK_THAT(passed.stdout_text, Catch::Contains("passed 182/182 on NVIDIA H200"));
+  CHECK_THAT(passed.stdout_text, Catch::Contains("passed 202/202 on NVIDIA H200"));
   CHECK(ReadFile(stack.dir().File("fake.log")).find("runner gpu-v") != std::string::npos);
 
   // The runner fails the cor- scenarios: kseek exits 1 and names them.
@@ -188,7 +188,7 @@ TEST_CASE("a verify goes through server, worker and runner, and a failing scenar
   CHECK(failed.exit_code == 1);
   const json job = json::parse(failed.stdout_text);
   const json& rows = job["result"]["run"]["scenarios"];
-  REQUIRE(rows.size() == 182);
+  REQUIRE(rows.size() == 202);
   size_t failing = 0;
   for (const json& r : rows) {
     const bool cor = r["id"].get<std::string>().rfind("cor-", 0) == 0;

@@ -163,6 +163,32 @@ TEST_CASE("Scenario validation names the scenario and its line", "[problem]") {
   CHECK_THAT(ErrorOf(kManifest, wrong_dtype), Catch::Contains("s.textproto:8:"));
 }
 
+TEST_CASE("A scenario's input fills must name input tensors, once, with finite values", "[problem]") {
+  const std::string with_fill = Replace(
+      kScenarios, "symbol { name: \"h_kv\" value: 2 } symbol { name: \"d\" value: 64 }",
+      "symbol { name: \"h_kv\" value: 2 } symbol { name: \"d\" value: 64 }\n"
+      "  fill { tensor: \"x\" mean: 1 std: 0.5 ramp { axis: 1 from: 3 to: 0 } }");
+  auto problem = Problem::Parse(kManifest, "m.textproto", with_fill, "s.textproto");
+  REQUIRE(problem.ok());
+  const auto& fill = problem->FindScenario("a")->fill(0);
+  CHECK(fill.mean() == 1);
+  CHECK(fill.ramp().from() == 3);
+
+  auto broken = [&](const std::string& from, const std::string& to) {
+    return ErrorOf(kManifest, Replace(with_fill, from, to));
+  };
+  CHECK_THAT(broken("tensor: \"x\"", "tensor: \"y\""),
+             Catch::Contains("s.textproto:5: scenario 'a': fill of 'y': not an input tensor"));
+  CHECK_THAT(broken("tensor: \"x\"", "tensor: \"z\""), Catch::Contains("fill of 'z': not an input"));
+  CHECK_THAT(broken("axis: 1", "axis: 3"), Catch::Contains("ramp axis 3 is outside the tensor's 3 axes"));
+  CHECK_THAT(broken("std: 0.5", "std: -1"), Catch::Contains("std finite and >= 0"));
+  CHECK_THAT(broken("mean: 1", "mean: inf"), Catch::Contains("mean must be finite"));
+  CHECK_THAT(broken("from: 3", "from: nan"), Catch::Contains("ramp ends must be finite"));
+  CHECK_THAT(broken("fill { tensor: \"x\" mean: 1",
+                    "fill { tensor: \"x\" } fill { tensor: \"x\" mean: 1"),
+             Catch::Contains("fill of 'x': set twice"));
+}
+
 TEST_CASE("Load reports a missing scenario file", "[problem]") {
   auto problem = Problem::Load(std::string(KSEEK_SOURCE_DIR) + "/no/such/problem.textproto");
   REQUIRE_FALSE(problem.ok());

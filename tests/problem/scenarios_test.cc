@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -40,12 +42,46 @@ std::string ReadAll(const std::string& path) {
   return text.str();
 }
 
-TEST_CASE("attention_fwd has 182 valid scenarios: 72 perf, 110 correctness", "[scenarios]") {
+TEST_CASE("attention_fwd has 202 valid scenarios: 72 perf, 110 correctness, 20 rising", "[scenarios]") {
   auto problem = Problem::Load(kDir + "/problem.textproto");
   REQUIRE(problem.ok());
-  CHECK(problem->scenarios().size() == 182);
+  CHECK(problem->scenarios().size() == 202);
   CHECK(problem->Select("perf")->size() == 72);
   CHECK(problem->Select("correctness")->size() == 110);
+  CHECK(problem->Select("rising")->size() == 20);
+}
+
+TEST_CASE("rising: every dtype x d x causal, K ramped along its keys both ways, to overflow", "[scenarios]") {
+  auto problem = Problem::Load(kDir + "/problem.textproto");
+  REQUIRE(problem.ok());
+  auto rising = problem->Select("rising");
+  REQUIRE(rising.ok());
+  std::set<std::tuple<int, int64_t, bool>> combos;
+  std::set<std::tuple<bool, bool, int>> kinds;  // causal, toward the first key, range
+  int shorter_q = 0, longer_q_causal = 0;
+  for (const ScenarioSpec* s : *rising) {
+    auto v = Symbols(*s);
+    combos.insert({s->dtype(), v["d"], Causal(*s)});
+    shorter_q += v["s_q"] < v["s_k"];
+    longer_q_causal += v["s_q"] > v["s_k"] && Causal(*s);
+    CHECK(double(v["b"]) * v["h"] * v["s_q"] * v["s_k"] <= 7.0e7);
+    REQUIRE(s->fill_size() == 2);
+    CHECK((s->fill(0).tensor() == "q" && s->fill(0).mean() == 1 && !s->fill(0).has_ramp()));
+    const auto& k = s->fill(1);
+    REQUIRE(k.tensor() == "k");
+    REQUIRE(k.has_ramp());
+    CHECK(k.ramp().axis() == 1);  // the key axis of [b, s_k, h_kv, d]
+    const double top = std::max(k.ramp().from(), k.ramp().to());
+    CHECK(std::min(k.ramp().from(), k.ramp().to()) == 0);
+    // Q near 1 and scale 1 / sqrt(d): the scores span sqrt(d) * top, in log2 units:
+    const int range = static_cast<int>(std::lround(top * std::sqrt(double(v["d"])) / std::log(2.0)));
+    CHECK((range == 40 || range == 400));
+    kinds.insert({Causal(*s), k.ramp().from() > 0, range});
+  }
+  CHECK(combos.size() == 2 * 5 * 2);
+  CHECK(kinds.size() == 8);  // causal or not x either direction x both ranges
+  CHECK(shorter_q >= 4);
+  CHECK(longer_q_causal >= 2);
 }
 
 TEST_CASE("perf is the FA3 paper's forward grid", "[scenarios]") {

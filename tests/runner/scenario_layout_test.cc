@@ -66,6 +66,28 @@ TEST_CASE("KseekArgs for a GQA causal scenario", "[abi]") {
   CHECK(layout->flops == Approx(4.0 * b * h * s_q * s_k * d / 2));
 }
 
+TEST_CASE("A rising scenario's fills resolve to K's key axis, other inputs standard normal", "[abi]") {
+  auto problem = Problem::Load(kManifest);
+  REQUIRE(problem.ok());
+  const kernelseek::v1::ScenarioSpec* scenario =
+      problem->FindScenario("rise-bf16-d96-causal-first-r400-b1-q300-k1000");
+  REQUIRE(scenario != nullptr);
+  auto layout = BuildScenarioLayout(*problem, *scenario);
+  REQUIRE(layout.ok());
+  const TensorLayout& q = layout->tensors[0];
+  const TensorLayout& k = layout->tensors[1];
+  const TensorLayout& v = layout->tensors[2];
+  CHECK((q.fill.mean == 1 && q.fill.std == 0.1 && q.fill.ramp_stride == 0));
+  CHECK((k.fill.mean == 0 && k.fill.std == 0.1));
+  // K is [b, s_k, h_kv, d]: one ramp step per key, over all 1000 keys.
+  CHECK(k.fill.ramp_stride == 2 * 96);
+  CHECK(k.fill.ramp_extent == 1000);
+  CHECK(k.fill.ramp_to == 0);
+  // 400 log2 units of score across the keys: sqrt(d) * from = 400 ln 2.
+  CHECK(std::abs(k.fill.ramp_from * std::sqrt(96.0) - 400 * std::log(2.0)) < 1e-2);
+  CHECK((v.fill.mean == 0 && v.fill.std == 1 && v.fill.ramp_stride == 0));
+}
+
 TEST_CASE("PackKseekArgs rejects a pointer count that does not match", "[abi]") {
   auto problem = Problem::Load(kManifest);
   REQUIRE(problem.ok());

@@ -66,7 +66,9 @@ __device__ __forceinline__ bool IsPoison(const void* p, Elem e, int64_t i) {
   }
 }
 
-__global__ void FillNormalKernel(void* data, Elem e, int64_t n, uint64_t seed) {
+__global__ void FillInputKernel(void* data, Elem e, int64_t n, uint64_t seed, InputFillSpec fill) {
+  const double ramp_step =
+      fill.ramp_extent > 1 ? (fill.ramp_to - fill.ramp_from) / double(fill.ramp_extent - 1) : 0.0;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     uint64_t h1 = Mix64(seed + 0x9E3779B97F4A7C15ull * (2 * static_cast<uint64_t>(i) + 1));
@@ -74,7 +76,11 @@ __global__ void FillNormalKernel(void* data, Elem e, int64_t n, uint64_t seed) {
     // u1 in (0, 1] keeps log finite; u2 in [0, 1).
     double u1 = (static_cast<double>(h1 >> 11) + 1.0) * 0x1.0p-53;
     double u2 = static_cast<double>(h2 >> 11) * 0x1.0p-53;
-    float v = static_cast<float>(sqrt(-2.0 * log(u1)) * cospi(2.0 * u2));
+    double x = fill.mean + fill.std * (sqrt(-2.0 * log(u1)) * cospi(2.0 * u2));
+    if (fill.ramp_stride > 0) {
+      x += fill.ramp_from + ramp_step * double((i / fill.ramp_stride) % fill.ramp_extent);
+    }
+    float v = static_cast<float>(x);
     switch (e) {
       case Elem::kF32:
         static_cast<float*>(data)[i] = v;
@@ -191,13 +197,13 @@ __global__ void CountDifferentKernel(const unsigned char* a, const unsigned char
 
 }  // namespace
 
-absl::Status FillNormal(void* data, TensorDtype dtype, int64_t n, uint64_t seed,
-                        cudaStream_t stream) {
+absl::Status FillInput(void* data, TensorDtype dtype, int64_t n, uint64_t seed,
+                       const InputFillSpec& fill, cudaStream_t stream) {
   absl::StatusOr<Elem> e = ElemOf(dtype);
   if (!e.ok()) return e.status();
   if (n == 0) return absl::OkStatus();
-  FillNormalKernel<<<Blocks(n), kThreads, 0, stream>>>(data, *e, n, seed);
-  return CudaStatus(cudaGetLastError(), "FillNormalKernel launch");
+  FillInputKernel<<<Blocks(n), kThreads, 0, stream>>>(data, *e, n, seed, fill);
+  return CudaStatus(cudaGetLastError(), "FillInputKernel launch");
 }
 
 absl::Status FillPoison(void* data, TensorDtype dtype, int64_t n, cudaStream_t stream) {

@@ -1,5 +1,5 @@
 // GPU-side operations on whole tensors that the harness needs for any
-// problem: random normal inputs from a seed, NaN poison, the element-wise
+// problem: random inputs from a seed, NaN poison, the element-wise
 // comparison of a candidate's output with the references, and byte equality.
 // Functions that return numbers synchronise the stream they are given.
 #ifndef KERNELSEEK_WORKER_RUNNER_DEVICE_TENSORS_H_
@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "proto/problem.pb.h"
+#include "worker/runner/scenario_layout.h"
 #include "worker/runner/tolerance.h"
 
 namespace kseek::runner {
@@ -21,10 +22,12 @@ inline constexpr uint32_t kPoisonF32 = 0x7FDEAD5Au;
 inline constexpr uint16_t kPoisonF16 = 0x7E5Au;
 inline constexpr uint16_t kPoisonBF16 = 0x7FDAu;
 
-// Standard normal values (Box-Muller over a counter-based hash of seed and
-// index), rounded to `dtype`. The same (seed, n) always gives the same values.
-absl::Status FillNormal(void* data, kernelseek::v1::TensorDtype dtype, int64_t n, uint64_t seed,
-                        cudaStream_t stream);
+// An input's values: fill.mean + fill.std * z + the ramp at the element's
+// index along the ramp's axis, z standard normal (Box-Muller over a
+// counter-based hash of seed and index), rounded to `dtype`. The same (seed,
+// n, fill) always gives the same values; the default fill gives z itself.
+absl::Status FillInput(void* data, kernelseek::v1::TensorDtype dtype, int64_t n, uint64_t seed,
+                       const InputFillSpec& fill, cudaStream_t stream);
 
 absl::Status FillPoison(void* data, kernelseek::v1::TensorDtype dtype, int64_t n,
                         cudaStream_t stream);

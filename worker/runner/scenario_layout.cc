@@ -87,6 +87,27 @@ absl::StatusOr<ScenarioLayout> BuildScenarioLayout(const Problem& problem,
     }
     t.elements = t.shape.empty() ? 0 : t.stride[0] * t.shape[0];
     t.bytes = static_cast<size_t>(t.elements) * DtypeBytes(t.dtype);
+    for (const kernelseek::v1::InputFill& f : scenario.fill()) {
+      if (f.tensor() != t.name) continue;
+      if (t.role != kernelseek::v1::TENSOR_ROLE_INPUT) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "scenario '", scenario.id(), "': fill of '", t.name, "', which is not an input"));
+      }
+      if (f.has_mean()) t.fill.mean = f.mean();
+      if (f.has_std()) t.fill.std = f.std();
+      if (f.has_ramp()) {
+        const int axis = f.ramp().axis();
+        if (axis < 0 || axis >= static_cast<int>(t.shape.size())) {
+          return absl::InvalidArgumentError(absl::StrCat("scenario '", scenario.id(),
+                                                         "': fill of '", t.name,
+                                                         "': ramp axis ", axis, " out of range"));
+        }
+        t.fill.ramp_stride = t.stride[axis];
+        t.fill.ramp_extent = t.shape[axis];
+        t.fill.ramp_from = f.ramp().from();
+        t.fill.ramp_to = f.ramp().to();
+      }
+    }
     layout.tensors.push_back(std::move(t));
   }
   for (const auto& spec : manifest.scalar()) {

@@ -18,6 +18,19 @@
 
 namespace kseek::runner {
 
+// How an input's values are drawn (the scenario's InputFill, resolved):
+// mean + std * (standard normal) + a ramp along one axis, which runs from
+// ramp_from at index 0 to ramp_to at index ramp_extent - 1 (ramp_stride
+// elements apart; 0: no ramp).
+struct InputFillSpec {
+  double mean = 0;
+  double std = 1;
+  int64_t ramp_stride = 0;
+  int64_t ramp_extent = 1;
+  double ramp_from = 0;
+  double ramp_to = 0;
+};
+
 struct TensorLayout {
   std::string name;
   kernelseek::v1::TensorRole role = kernelseek::v1::TENSOR_ROLE_UNSPECIFIED;
@@ -26,6 +39,7 @@ struct TensorLayout {
   std::vector<int64_t> stride;  // elements, contiguous row-major
   int64_t elements = 0;
   size_t bytes = 0;
+  InputFillSpec fill;  // inputs only
 };
 
 struct ScenarioLayout {

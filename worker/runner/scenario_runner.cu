@@ -190,8 +190,8 @@ absl::Status ScenarioRunner::Run(const kernelseek::v1::ScenarioSpec& scenario, u
       for (size_t t = 0; t < layout.tensors.size(); ++t) {
         const TensorLayout& tl = layout.tensors[t];
         if (tl.role == kernelseek::v1::TENSOR_ROLE_INPUT) {
-          KSEEK_RETURN_IF_ERROR(FillNormal(buf.tensors[t].data(), tl.dtype, tl.elements,
-                                           TensorSeed(set_seed, t), work_stream_));
+          KSEEK_RETURN_IF_ERROR(FillInput(buf.tensors[t].data(), tl.dtype, tl.elements,
+                                          TensorSeed(set_seed, t), tl.fill, work_stream_));
         } else {
           KSEEK_RETURN_IF_ERROR(FillPoison(buf.tensors[t].data(), tl.dtype, tl.elements,
                                            work_stream_));
@@ -244,8 +244,8 @@ absl::Status ScenarioRunner::Run(const kernelseek::v1::ScenarioSpec& scenario, u
     for (size_t t = 0; t < layout.tensors.size(); ++t) {
       const TensorLayout& tl = layout.tensors[t];
       if (tl.role != kernelseek::v1::TENSOR_ROLE_INPUT) continue;
-      absl::Status regen = FillNormal(buf.scratch.data(), tl.dtype, tl.elements,
-                                      TensorSeed(set_seed, t), work_stream_);
+      absl::Status regen = FillInput(buf.scratch.data(), tl.dtype, tl.elements,
+                                     TensorSeed(set_seed, t), tl.fill, work_stream_);
       absl::StatusOr<int64_t> changed =
           regen.ok() ? CountDifferentBytes(buf.scratch.data(), buf.tensors[t].data(), tl.bytes,
                                            work_stream_)
