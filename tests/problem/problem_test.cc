@@ -178,7 +178,7 @@ TEST_CASE("A scenario's input fills must name input tensors, once, with finite v
     return ErrorOf(kManifest, Replace(with_fill, from, to));
   };
   CHECK_THAT(broken("tensor: \"x\"", "tensor: \"y\""),
-             Catch::Contains("s.textproto:5: scenario 'a': fill of 'y': not an input tensor"));
+             Catch::Contains("s.textproto:6: scenario 'a': fill of 'y': not an input tensor"));
   CHECK_THAT(broken("tensor: \"x\"", "tensor: \"z\""), Catch::Contains("fill of 'z': not an input"));
   CHECK_THAT(broken("axis: 1", "axis: 3"), Catch::Contains("ramp axis 3 is outside the tensor's 3 axes"));
   CHECK_THAT(broken("std: 0.5", "std: -1"), Catch::Contains("std finite and >= 0"));
