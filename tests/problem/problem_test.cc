@@ -181,6 +181,7 @@ TEST_CASE("A scenario's input fills must name input tensors, once, with finite v
              Catch::Contains("s.textproto:6: scenario 'a': fill of 'y': not an input tensor"));
   CHECK_THAT(broken("tensor: \"x\"", "tensor: \"z\""), Catch::Contains("fill of 'z': not an input"));
   CHECK_THAT(broken("axis: 1", "axis: 3"), Catch::Contains("ramp axis 3 is outside the tensor's 3 axes"));
+  CHECK_THAT(broken("axis: 1", "axis: -1"), Catch::Contains("ramp axis -1 is outside the tensor's 3 axes"));
   CHECK_THAT(broken("std: 0.5", "std: -1"), Catch::Contains("std finite and >= 0"));
   CHECK_THAT(broken("mean: 1", "mean: inf"), Catch::Contains("mean must be finite"));
   CHECK_THAT(broken("from: 3", "from: nan"), Catch::Contains("ramp ends must be finite"));
