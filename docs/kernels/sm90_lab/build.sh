@@ -1,0 +1,33 @@
+# build.sh LAB PATCH...: the lab's kernels, built here (no GPU) from the committed sm90.cu.
+# Writes LAB/sm90_head.cu (the committed file) and LAB/sm90_V.cu for each PATCH (V is the
+# patch's name after its session prefix: s18_vs.patch -> vs), builds each into LAB/sm90_V.so for
+# sm_90a with ptxas's resource report in LAB/V.log, prints per build the spills and any wgmma
+# serialization (C7513) ptxas reported, and packs the .so files into LAB/so.tar.xz for a device
+# call (`carry: [".whl", "LAB"]`; the call unpacks it, as s17_run9.sh does).
+# Run from the repository root: bash docs/kernels/sm90_lab/build.sh .lab18 docs/kernels/sm90_lab/s18_*.patch
+set -o pipefail
+lab=${1:?usage: build.sh LAB PATCH...}
+shift
+nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
+mkdir -p "$lab" || exit 1
+cp kernels/attention_fwd/sm90.cu "$lab/sm90_head.cu" || exit 1
+names=(head)
+for patch in "$@"; do
+  v=$(basename "$patch" .patch)
+  v=${v#s[0-9]*_}
+  patch -s -o "$lab/sm90_$v.cu" kernels/attention_fwd/sm90.cu "$patch" || { echo "$patch does not apply"; exit 1; }
+  names+=("$v")
+done
+for v in "${names[@]}"; do
+  # One build at a time: this machine has two cores.
+  if ! "$nvcc" -gencode=arch=compute_90a,code=sm_90a -O3 -Xptxas -v -shared -Xcompiler -fPIC \
+      -o "$lab/sm90_$v.so" "$lab/sm90_$v.cu" > "$lab/$v.log" 2>&1; then
+    echo "$v: build failed, see $lab/$v.log"
+    exit 1
+  fi
+  spills=$(grep -o '[0-9]* bytes spill stores' "$lab/$v.log" | sort -n | tail -1)
+  printf '%-6s most spill stores in one kernel: %s; C7513 (wgmma serialized): %s\n' "$v" \
+    "${spills:-none}" "$(grep -c C7513 "$lab/$v.log")"
+done
+tar -C "$lab" -cJf "$lab/so.tar.xz" $(printf 'sm90_%s.so ' "${names[@]}") || exit 1
+echo "packed $(du -h "$lab/so.tar.xz" | cut -f1) into $lab/so.tar.xz"
