@@ -652,7 +652,7 @@ struct WorkTile {
   TileCoord tc;
   int n_blocks;
   int it_begin, it_end;  // key blocks it_begin .. it_end - 1, highest keys first
-  TailPiece piece;       // tail launch: which piece of the tile (pieces == 1: whole)
+  TailPiece piece;       // tail launch alone (unset otherwise): which piece (pieces == 1: whole)
 };
 
 // The tiles one CTA computes, in order; the producer and every consumer walk
@@ -673,24 +673,26 @@ class TileWalk {
       if (e == 0xffff) return false;
       ++w_;
       t->tc = UnitTile(wa_.base + (e >> 1), e & 1, p_);
-      t->n_blocks = KvBlocks<kBlockN, kRows>(t->tc.m_tile * kRows, p_);
-      t->it_begin = 0;
-      t->it_end = t->n_blocks;
     } else if constexpr (kWalk == Walk::kTail) {
       if (w_ == kMaxCtaPieces) return false;
       t->piece = TailAt(wa_, blockIdx.x * kMaxCtaPieces + w_);
       if (t->piece.pieces == 0) return false;
       ++w_;
       t->tc = UnitTile(t->piece.unit, t->piece.sub, p_);
-      t->n_blocks = KvBlocks<kBlockN, kRows>(t->tc.m_tile * kRows, p_);
-      t->it_begin = t->piece.it_begin;
-      t->it_end = t->piece.it_end;
     } else {
       if (w_ >= p_.whole_units) return false;
       t->tc = UnitTile(w_, sub_, p_);
-      t->n_blocks = KvBlocks<kBlockN, kRows>(t->tc.m_tile * kRows, p_);
+    }
+    t->n_blocks = KvBlocks<kBlockN, kRows>(t->tc.m_tile * kRows, p_);
+    if constexpr (kWalk == Walk::kTail) {
+      t->it_begin = t->piece.it_begin;
+      t->it_end = t->piece.it_end;
+    } else {
       t->it_begin = 0;
       t->it_end = t->n_blocks;
+    }
+    if constexpr (kWalk == Walk::kUnits) {
+      // On to the unit's other tile, or to this CTA's next unit.
       if (++sub_ == TilesInUnit(w_, p_)) {
         sub_ = 0;
         w_ += gridDim.x;

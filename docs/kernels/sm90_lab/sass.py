@@ -1,7 +1,8 @@
 """The SASS of the attention kernels in built .so files, read with cuobjdump (on PATH).
 
   sass.py same A.so B.so        per kernel (by template arguments), whether A and B have the same
-                                instructions, register names aside, and how many each has
+                                instructions, register names aside ("same"), or to the letter,
+                                registers and addresses too ("identical"), and how many each has
   sass.py ops A.so REGEX        the op sequence of the first kernel whose name matches REGEX,
                                 runs of one op folded ("2e70: MUFU x4"): where the F2FP, MUFU,
                                 HGMMA and the waits (WARPGROUP.DEPBAR) fall in a loop
@@ -43,7 +44,9 @@ def main():
                 print(f"{k}: only in {sys.argv[2] if k in a else sys.argv[3]}")
                 continue
             same = [normal(i) for _, i in a[k]] == [normal(i) for _, i in b[k]]
-            print(f"{k}: {'same' if same else 'DIFFERENT'} ({len(a[k])} / {len(b[k])} instructions)")
+            identical = [i for _, i in a[k]] == [i for _, i in b[k]]
+            verdict = "identical" if identical else "same" if same else "DIFFERENT"
+            print(f"{k}: {verdict} ({len(a[k])} / {len(b[k])} instructions)")
     elif len(sys.argv) == 4 and sys.argv[1] == "ops":
         ks = kernels(sys.argv[2])
         k = next((k for k in sorted(ks) if re.search(sys.argv[3], k)), None)
