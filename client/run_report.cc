@@ -64,6 +64,13 @@ kernelseek::v1::BaselineFigure FigureFor(const ScenarioResult& s, const std::str
   return {};
 }
 
+// ", lowest 0.926x at perf-bf16-d64-causal-s2048": where a bench's worst
+// scenario against this baseline stands; empty where the worker sent none.
+std::string Lowest(const kernelseek::v1::BaselineSummary& b) {
+  if (b.lowest_scenario().empty()) return "";
+  return absl::StrFormat(", lowest %.3fx at %s", b.lowest_speedup(), b.lowest_scenario());
+}
+
 std::string Upper(std::string text) {
   for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return text;
@@ -134,21 +141,22 @@ std::string Summary(const Job& job) {
       for (const kernelseek::v1::BaselineSummary& b : run.baselines()) {
         versions.push_back(b.version().empty() ? b.name() : b.version());
         speedups.push_back(b.geomean_speedup() > 0
-                               ? absl::StrFormat("%.2fx vs %s over %d scenario(s)", b.geomean_speedup(),
-                                                 b.name(), b.timed())
+                               ? absl::StrFormat("%.3fx vs %s over %d scenario(s)%s", b.geomean_speedup(),
+                                                 b.name(), b.timed(), Lowest(b))
                                : absl::StrCat("- vs ", b.name(), " (no scenario has its timing)"));
       }
       absl::StrAppend(&out, "baselines: ", absl::StrJoin(versions, "; "), "\n");
-      absl::StrAppend(&out, "geometric mean: ", tflops, "; speedup ", absl::StrJoin(speedups, ", "), "\n");
+      absl::StrAppend(&out, "geometric mean: ", tflops, "; speedup ", absl::StrJoin(speedups, "; "), "\n");
     } else {
       const std::string& baseline =
           run.baseline().empty() ? job.spec().run().baseline() : run.baseline();
       absl::StrAppend(&out, "baseline: ", baseline.empty() ? "-" : baseline, "\n");
       int64_t compared = count([](const ScenarioResult& s) { return s.speedup() > 0; });
-      std::string speedup = run.geomean_speedup() > 0
-                                ? absl::StrFormat("speedup %.2fx over %d scenario(s) with a baseline",
-                                                  run.geomean_speedup(), compared)
-                                : "speedup - (no scenario has a baseline timing)";
+      std::string speedup =
+          run.geomean_speedup() > 0
+              ? absl::StrFormat("speedup %.3fx over %d scenario(s) with a baseline%s", run.geomean_speedup(),
+                                compared, run.baselines_size() == 1 ? Lowest(run.baselines(0)) : "")
+              : "speedup - (no scenario has a baseline timing)";
       absl::StrAppend(&out, "geometric mean: ", tflops, "; ", speedup, "\n");
     }
     int64_t untimed = count([](const ScenarioResult& s) { return s.passed() && !WasTimed(s); });

@@ -12,6 +12,8 @@ void SummarizeRun(kernelseek::v1::RunResult* result) {
   const int baselines = result->baselines_size();
   std::vector<double> log_speedup_of(baselines, 0);
   std::vector<int> timed_of(baselines, 0);
+  std::vector<const kernelseek::v1::ScenarioResult*> lowest_of(baselines, nullptr);
+  std::vector<double> lowest_speedup_of(baselines, 0);
   result->set_passed(0);
   result->set_failed(0);
   result->clear_geomean_speedup();
@@ -27,6 +29,10 @@ void SummarizeRun(kernelseek::v1::RunResult* result) {
         if (result->baselines(b).name() != figure.name()) continue;
         log_speedup_of[b] += std::log(figure.speedup());
         ++timed_of[b];
+        if (lowest_of[b] == nullptr || figure.speedup() < lowest_speedup_of[b]) {
+          lowest_of[b] = &r;
+          lowest_speedup_of[b] = figure.speedup();
+        }
         break;
       }
     }
@@ -50,7 +56,12 @@ void SummarizeRun(kernelseek::v1::RunResult* result) {
     kernelseek::v1::BaselineSummary* summary = result->mutable_baselines(b);
     summary->set_timed(timed_of[b]);
     summary->clear_geomean_speedup();
-    if (timed_of[b] > 0) summary->set_geomean_speedup(std::exp(log_speedup_of[b] / timed_of[b]));
+    summary->clear_lowest_scenario();
+    summary->clear_lowest_speedup();
+    if (timed_of[b] == 0) continue;
+    summary->set_geomean_speedup(std::exp(log_speedup_of[b] / timed_of[b]));
+    summary->set_lowest_scenario(lowest_of[b]->id());
+    summary->set_lowest_speedup(lowest_speedup_of[b]);
   }
 }
 

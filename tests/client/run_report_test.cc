@@ -120,9 +120,22 @@ TEST_CASE("bench summary gives passed X/Y, GPU, baseline and the geometric means
   CHECK(absl::EndsWith(report,
                        "\npassed 2/3 on NVIDIA H200, driver 580.65\n"
                        "baseline: cudnn torch 2.11.0 cudnn 91900\n"
-                       "geometric mean: 372.7 TFLOP/s over 2 scenario(s); speedup 0.84x over 1 "
+                       "geometric mean: 372.7 TFLOP/s over 2 scenario(s); speedup 0.842x over 1 "
                        "scenario(s) with a baseline\n"));
   CHECK_FALSE(absl::StrContains(report, "runner error"));
+}
+
+TEST_CASE("a bench's summary names the scenario with the lowest speedup, where the worker sent it") {
+  Job job = BenchJob();
+  kernelseek::v1::BaselineSummary* cudnn = job.mutable_result()->mutable_run()->add_baselines();
+  cudnn->set_name("cudnn");
+  cudnn->set_geomean_speedup(0.842);
+  cudnn->set_timed(1);
+  cudnn->set_lowest_scenario("perf-bf16-d64-full-s512");
+  cudnn->set_lowest_speedup(0.842);
+  CHECK(LineStartingWith(FormatRunReport(job), "geometric mean:") ==
+        "geometric mean: 372.7 TFLOP/s over 2 scenario(s); speedup 0.842x over 1 scenario(s) with a "
+        "baseline, lowest 0.842x at perf-bf16-d64-full-s512");
 }
 
 TEST_CASE("a sharded bench reads as one bench, and says which worker ran which scenarios") {
@@ -183,15 +196,18 @@ Job TwoBaselineBench() {
   f16->set_baseline_error("no kernel: fa3-fwd 0.0.3 was built without fp16 (bf16 only)");
   figure(f16, "fa3", 0, 0, "no kernel: fa3-fwd 0.0.3 was built without fp16 (bf16 only)");
   figure(f16, "cudnn", 350.0, 1.086, "");
-  auto summary = [&](const std::string& name, const std::string& version, double speedup, int timed) {
+  auto summary = [&](const std::string& name, const std::string& version, double speedup, int timed,
+                     double lowest) {
     kernelseek::v1::BaselineSummary* b = run->add_baselines();
     b->set_name(name);
     b->set_version(version);
     b->set_geomean_speedup(speedup);
     b->set_timed(timed);
+    b->set_lowest_scenario("perf-bf16-d64-full-s512");
+    b->set_lowest_speedup(lowest);
   };
-  summary("fa3", "fa3 (torch 2.11.0+cu130 fa3-fwd 0.0.3)", 0.967, 1);
-  summary("cudnn", "cudnn (torch 2.11.0+cu130 cudnn 91900)", 1.037, 2);
+  summary("fa3", "fa3 (torch 2.11.0+cu130 fa3-fwd 0.0.3)", 0.967, 1, 0.967);
+  summary("cudnn", "cudnn (torch 2.11.0+cu130 cudnn 91900)", 1.0374, 2, 0.991);
   run->set_baseline("fa3 (torch 2.11.0+cu130 fa3-fwd 0.0.3)");
   run->set_geomean_tflops(383.4);
   run->set_geomean_speedup(0.967);
@@ -211,8 +227,9 @@ TEST_CASE("a bench with several baselines has a TFLOP/s and a speedup column and
       "        350.0     1.09x  fa3: no kernel: fa3-fwd 0.0.3 was built without fp16 (bf16 only)\n"));
   CHECK(absl::EndsWith(report,
                        "baselines: fa3 (torch 2.11.0+cu130 fa3-fwd 0.0.3); cudnn (torch 2.11.0+cu130 cudnn 91900)\n"
-                       "geometric mean: 383.4 TFLOP/s over 2 scenario(s); speedup 0.97x vs fa3 over 1 scenario(s), "
-                       "1.04x vs cudnn over 2 scenario(s)\n"));
+                       "geometric mean: 383.4 TFLOP/s over 2 scenario(s); speedup 0.967x vs fa3 over 1 scenario(s), "
+                       "lowest 0.967x at perf-bf16-d64-full-s512; 1.037x vs cudnn over 2 scenario(s), lowest "
+                       "0.991x at perf-bf16-d64-full-s512\n"));
 }
 
 TEST_CASE("exit codes of a finished bench follow its worst scenario") {
