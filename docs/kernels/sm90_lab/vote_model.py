@@ -81,7 +81,8 @@ def visible(s_q, s_k, row0, causal):
 
 
 def attention(q, k, v, s_q, row0, causal, step):
-    """O, LSE and how many steady-state blocks the step reported (raised or voted)."""
+    """O, LSE, how many steady-state blocks the step reported (raised or voted), and how many
+    steady-state blocks there were."""
     s_k, d = k.shape
     scale_log2 = F(np.log2(np.e) / np.sqrt(d))
     st = {'row_max': np.full(16, -np.inf, F), 'row_sum': np.zeros((16, 4), F),
@@ -110,7 +111,7 @@ def attention(q, k, v, s_q, row0, causal, step):
     o = np.where(seen[:, None], st['o'] / np.where(seen, total, 1)[:, None], 0).astype(F)
     lse = np.where(seen, (st['row_max'] * scale_log2 + np.log2(np.where(seen, total, 1)))
                    * np.log(2), -np.inf)
-    return o, lse, reported
+    return o, lse, reported, max(blocks - 1, 0)
 
 
 def exact(q, k, v, s_q, row0, causal):
@@ -148,8 +149,8 @@ def main():
                                  'rise-last': units, 'flat': 0}[kind]
                         ramp = np.linspace(0, total / np.log2(np.e) / np.sqrt(d), s_k)
                         k = (ramp[:, None] + 0.01 * rng.standard_normal((s_k, d))).astype(F)
-                    ho, hl, raised = attention(q, k, v, s_q, row0, causal, head_step)
-                    vo, vl, voted = attention(q, k, v, s_q, row0, causal, vs_step)
+                    ho, hl, raised, _ = attention(q, k, v, s_q, row0, causal, head_step)
+                    vo, vl, voted, _ = attention(q, k, v, s_q, row0, causal, vs_step)
                     ro, rl = exact(q, k, v, s_q, row0, causal)
                     same = np.array_equal(ho, vo) and np.array_equal(hl, vl)
                     err = np.abs(vo - ro).max() / max(np.abs(ro).max(), 1e-30)
@@ -180,9 +181,9 @@ def perf_like_votes(rng):
                     k = rng.standard_normal((s, d)).astype(F)
                     v = rng.standard_normal((s, 8)).astype(F)
                     raised += attention(q, k, v, s, row0, causal, head_step)[2]
-                    voted += attention(q, k, v, s, row0, causal, vs_step)[2]
-                    last = min(row0 // 128 * 128 + 128, s) if causal else s
-                    blocks += (last + BLOCK_N - 1) // BLOCK_N - 1
+                    _, _, fired, steady = attention(q, k, v, s, row0, causal, vs_step)
+                    voted += fired
+                    blocks += steady
     return (f"normal inputs (d 64/128/256, s 512/2048/16384, causal and not): head raised its max in "
             f"{raised} and vs voted in {voted} of {blocks} steady-state blocks")
 
