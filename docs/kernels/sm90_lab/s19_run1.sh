@@ -3,9 +3,9 @@
 # here, no GPU), in one device call (`carry: [".whl", ".lab18/so.tar.xz"]`) when
 # machines are scarce: steps in order of what they decide, each only while the
 # call's 600 s leave room for it (ELAPSED lines say where the time went).
-#   1. the checks of vs and fb (s19_fb.patch, built with the nineteenth session's
-#      build.sh .lab19 call and added to .lab18/so.tar.xz) and one bench pass at d = 128
-#      (head, vs, fb, vbp), the question that decides the figure; 2. rising.py on vs;
+#   1. the checks of vs, fb (s19_fb.patch) and vsfb (s19_vsfb.patch: vs and fb), built with the
+#      nineteenth session's build.sh .lab19 call and added to .lab18/so.tar.xz, and one bench pass
+#      at d = 128 (head, vs, fb, vsfb), the question that decides the figure; 2. rising.py on vs;
 #   3. vs64's check and a pass at d = 64; 4. a pass at d = 256; 5. the second pass at
 #      d = 128; 6. rising.py on vs64.
 # BUDGET (default 580) is the seconds the steps may take, for a call with less device time left.
@@ -21,12 +21,12 @@ bench1() {  # bench1 PASS D V...: one pass at one d
     --reps 10 > $OUT/bench-d$d-$pass.txt 2>&1
 }
 checks() { check "$@"; cat $OUT/check-*.txt >> $OUT/checks.txt; rm -f $OUT/check-*.txt; }
-checks vs fb
-room 130 && bench1 1 128 head vs fb vbp
+checks vs fb vsfb
+room 130 && bench1 1 128 head vs fb vsfb
 room 200 && { timeout 190 python3 rising.py $L/sm90_vs.so >> $OUT/rising.txt 2>&1; grep -E 'BAD|CHECK' $OUT/rising.txt | tail -3; }
 room 180 && { checks vs64; bench1 1 64 head vs64; }
-room 130 && bench1 1 256 head vs fb vbp
-room 130 && bench1 2 128 head vs fb vbp
+room 130 && bench1 1 256 head vs fb vsfb
+room 130 && bench1 2 128 head vs fb vsfb vbp
 room 120 && { timeout 110 python3 rising.py $L/sm90_vs64.so >> $OUT/rising.txt 2>&1; grep -E 'BAD|CHECK' $OUT/rising.txt | tail -3; }
 room 0
 echo "rising: $(grep -c '^ok' $OUT/rising.txt) ok"; grep -E 'BAD|CHECK' $OUT/rising.txt | head -20
