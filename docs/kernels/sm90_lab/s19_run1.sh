@@ -1,13 +1,13 @@
-# Nineteenth session: the eighteenth session's variants (built by
-#   bash docs/kernels/sm90_lab/build.sh .lab18 docs/kernels/sm90_lab/s18_*.patch
-# here, no GPU), in one device call (`carry: [".whl", ".lab18/so.tar.xz"]`) when
-# machines are scarce: steps in order of what they decide, each only while the
-# call's 600 s leave room for it (ELAPSED lines say where the time went).
-#   1. the checks of vs, fb (s19_fb.patch) and vsfb (s19_vsfb.patch: vs and fb), built with the
-#      nineteenth session's build.sh .lab19 call and added to .lab18/so.tar.xz, and one bench pass
-#      at d = 128 (head, vs, fb, vsfb), the question that decides the figure; 2. rising.py on vs;
-#   3. vs64's check and a pass at d = 64; 4. a pass at d = 256; 5. the second pass at
-#      d = 128; 6. rising.py on vs64.
+# Nineteenth session: the eighteenth session's variants and this session's fb and vsfb, built
+# here (no GPU) by
+#   bash docs/kernels/sm90_lab/build.sh .lab18 docs/kernels/sm90_lab/s18_*.patch docs/kernels/sm90_lab/s19_*.patch
+# in one device call (`carry: [".whl", ".lab18/so.tar.xz"]`) when machines are scarce: steps in
+# order of what they decide, each only while the call's time leaves room for it (ELAPSED lines
+# say where the time went).
+#   1. the checks of vs, fb (s19_fb.patch) and vsfb (s19_vsfb.patch: vs and fb) and one bench
+#      pass at d = 128 (head, vs, fb, vsfb), the question that decides the figure; 2. rising.py
+#      on vs; 3. vs64's check and a pass at d = 64; 4. a pass at d = 256; 5. the second pass at
+#      d = 128 (vbp too); 6. rising.py on vs64.
 # BUDGET (default 580) is the seconds the steps may take, for a call with less device time left.
 # Files: checks.txt, rising.txt, bench-*.txt (at most 8 come back).
 mkdir -p .lab18x && tar -C .lab18x -xJf .lab18/so.tar.xz || exit 1

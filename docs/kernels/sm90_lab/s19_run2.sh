@@ -1,5 +1,5 @@
 # Nineteenth session, the reduced call: what s19_run1.sh decides first, for a call with about
-# 400 s of device time left (`carry: [".whl", ".lab18/so.tar.xz"]`, .lab18 as s19_run1.sh says).
+# 400 s of device time left (`carry: [".whl", ".lab18/so.tar.xz"]`, .lab18 built as s19_run1.sh says).
 # The speed question first (one bench pass at d = 128: head, vs, fb, vsfb interleaved with FA3),
 # then the checks of vsfb, vs and fb, then rising.py on vsfb, each only while BUDGET (default
 # 330 s) leaves room.
