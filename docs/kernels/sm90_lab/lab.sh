@@ -4,6 +4,9 @@
 #   check V...   the harness's checks of $L/sm90_V.so, into $OUT/check-V.txt, a line each;
 #   bench "V..." D...  each D twice (pass 1, then 2), bf16: $L/sm90_V.so for each V, interleaved with
 #                FA3 in one process, into $OUT/bench-dD-PASS.txt;
+#   bench1 PASS D V...  one such pass at one D;
+#   room S       prints ELAPSED (seconds since lab.sh was sourced) and succeeds while BUDGET (default
+#                580) leaves at least S seconds, for a call's steps in order of what they decide;
 #   summary F... each $OUT/bench-F.txt over FA3, by region (cmp.py).
 set -o pipefail
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site \
@@ -19,16 +22,27 @@ check() {
   done
 }
 
+bench1() {
+  local pass=$1 d=$2 so=() v
+  shift 2
+  for v in "$@"; do so+=("$L/sm90_$v.so"); done
+  timeout 120 python3 harness.py "${so[@]}" --bench --fa3 --only-d $d --only-dtype bf16 \
+    --reps 10 > $OUT/bench-d$d-$pass.txt 2>&1
+}
+
 bench() {
-  local so=() v d pass
-  for v in $1; do so+=("$L/sm90_$v.so"); done
+  local variants=$1 d pass
   shift
   for pass in 1 2; do
-    for d in "$@"; do
-      timeout 120 python3 harness.py "${so[@]}" --bench --fa3 --only-d $d --only-dtype bf16 \
-        --reps 10 > $OUT/bench-d$d-$pass.txt 2>&1
-    done
+    for d in "$@"; do bench1 $pass $d $variants; done
   done
+}
+
+LAB_T0=$(date +%s)
+room() {
+  local spent=$(( $(date +%s) - LAB_T0 ))
+  echo "ELAPSED $spent s"
+  [ $(( ${BUDGET:-580} - spent )) -ge $1 ]
 }
 
 summary() {

@@ -12,14 +12,6 @@
 # Files: checks.txt, rising.txt, bench-*.txt (at most 8 come back).
 mkdir -p .lab18x && tar -C .lab18x -xJf .lab18/so.tar.xz || exit 1
 WHEELS=.whl LAB=.lab18x source docs/kernels/sm90_lab/lab.sh || exit 1
-T0=$(date +%s)
-room() { local left=$(( ${BUDGET:-580} - ($(date +%s) - T0) )); echo "ELAPSED $(( $(date +%s) - T0 )) s"; [ $left -ge $1 ]; }
-bench1() {  # bench1 PASS D V...: one pass at one d
-  local pass=$1 d=$2 so=() v; shift 2
-  for v in "$@"; do so+=("$L/sm90_$v.so"); done
-  timeout 120 python3 harness.py "${so[@]}" --bench --fa3 --only-d $d --only-dtype bf16 \
-    --reps 10 > $OUT/bench-d$d-$pass.txt 2>&1
-}
 checks() { check "$@"; cat $OUT/check-*.txt >> $OUT/checks.txt; rm -f $OUT/check-*.txt; }
 checks vs fb vsfb
 room 130 && bench1 1 128 head vs fb vsfb

@@ -4,11 +4,9 @@
 # then the checks of vsfb, vs and fb, then rising.py on vsfb, each only while BUDGET (default
 # 330 s) leaves room.
 mkdir -p .lab18x && tar -C .lab18x -xJf .lab18/so.tar.xz || exit 1
+BUDGET=${BUDGET:-330}
 WHEELS=.whl LAB=.lab18x source docs/kernels/sm90_lab/lab.sh || exit 1
-T0=$(date +%s)
-room() { local left=$(( ${BUDGET:-330} - ($(date +%s) - T0) )); echo "ELAPSED $(( $(date +%s) - T0 )) s"; [ $left -ge $1 ]; }
-timeout 120 python3 harness.py $L/sm90_head.so $L/sm90_vs.so $L/sm90_fb.so $L/sm90_vsfb.so \
-  --bench --fa3 --only-d 128 --only-dtype bf16 --reps 10 > $OUT/bench-d128-1.txt 2>&1
+bench1 1 128 head vs fb vsfb
 summary d128-1
 for v in vsfb vs fb; do room 60 && check $v; done
 cat $OUT/check-*.txt > $OUT/checks.txt 2>/dev/null; rm -f $OUT/check-*.txt
