@@ -3,7 +3,8 @@
 # with the cuDNN frontend wheel carried here in .whl2 (both wheels and the bundle together are
 # over one call's 64 MiB). .lab12 holds the bundle (make_bundle.sh without its wheels) and the
 # file as .lab12/sm90.cu (head, 8db390e's), and lv's file as .lab12/sm90_lv.cu.
-# Usage: bash s15_run3.sh [FILE], FILE by default .lab12/sm90.cu.
+# Usage: bash s15_run3.sh [FILE], FILE by default .lab12/sm90.cu; NODE_SECONDS (default 560) bounds
+# the node run.
 set -o pipefail
 ls .whl/fa3*.whl .whl2/*.whl || exit 1
 mkdir -p /tmp/b && tar -C /tmp/b -xJf .lab12/kseek-bundle.tar.xz || exit 1
@@ -11,7 +12,7 @@ B=/tmp/b/kseek-bundle
 mkdir -p $B/share/wheels && cp .whl/fa3*.whl .whl2/*.whl $B/share/wheels/
 cp ${1:-.lab12/sm90.cu} $B/share/kernels/attention_fwd/sm90.cu
 R=/tmp/r; rm -rf $R; mkdir -p $R
-(cd $B && OUT_DIR=$R timeout 560 ./gpu_node_run.sh "workers" \
+(cd $B && OUT_DIR=$R timeout ${NODE_SECONDS:-560} ./gpu_node_run.sh "workers" \
   "verify kernels/attention_fwd/sm90.cu --problem attention_fwd --arch sm_90a --scenarios all" \
   "bench kernels/attention_fwd/sm90.cu --problem attention_fwd --arch sm_90a --scenarios perf --baseline fa3,cudnn --max-seconds 1 --rounds 2") \
   > $R/node.txt 2>&1
