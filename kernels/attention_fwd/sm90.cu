@@ -10,7 +10,10 @@
 // rows each: S = Q K^T with wgmma (K from shared memory, 128-byte swizzle;
 // Q too, except at d = 128, where each consumer reads its Q rows into
 // registers once per tile), online softmax in exp2 with the scale folded
-// in, O += P V with wgmma taking P from registers. The consumers take turns issuing their
+// in (the row max kept from earlier blocks while the scores stay within 2^8
+// of it; in the blocks that need no mask the max is not even taken, a
+// warp's vote on the row sums says when it must be), O += P V with wgmma
+// taking P from registers. The consumers take turns issuing their
 // products (pingpong on named barriers), so one's softmax runs under the
 // other's products; for d >= 128 each consumer also overlaps its softmax with
 // its own P V product, while d = 64, bound by the exponentials, keeps the
@@ -570,6 +573,12 @@ __device__ __forceinline__ void FenceRegs(float (&r)[N]) {
   for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
 }
 
+template <int N>
+__device__ __forceinline__ void FenceRegs(uint32_t (&r)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+
 // mbarrier arrive by the threads whose `pred` is set, as one predicated
 // instruction: a branch here would split the steady-state loop into blocks,
 // and ptxas then waits for every wgmma in flight at the join, which is
@@ -744,6 +753,17 @@ __device__ __forceinline__ float RowMax(const float (&s_acc)[kBlockN / 2], int r
   return QuadMax(ThreadRowMax<kBlockN>(s_acc, r, init));
 }
 
+// The sum of a row's kSums partial sums.
+template <int kSums>
+__device__ __forceinline__ float AddParts(const float (&part)[kSums]) {
+  static_assert(kSums == 1 || kSums == 4, "one or four partial sums");
+  if constexpr (kSums == 1) {
+    return part[0];
+  } else {
+    return (part[0] + part[1]) + (part[2] + part[3]);
+  }
+}
+
 // Row r of an S block to exp2(score * scale_log2 - m_scaled), in place;
 // returns this thread's part of the row's sum. kSums partial sums: d = 64,
 // whose softmax runs after both products, measured 1.4% faster with four
@@ -763,12 +783,36 @@ __device__ __forceinline__ float ExpRow(float (&s_acc)[kBlockN / 2], int r, floa
       part[(nn * 2 + j) % kSums] += e;
     }
   }
-  static_assert(kSums == 1 || kSums == 4, "one or four partial sums");
-  if constexpr (kSums == 1) {
-    return part[0];
-  } else {
-    return (part[0] + part[1]) + (part[2] + part[3]);
+  return AddParts(part);
+}
+
+// Row r of an S block to exp2(score * scale_log2 - m_scaled), packed into
+// pr (pr[nn] is the pair p_frag[2 * nn + r] holds), S left as it is for a
+// second pass (VoteOnSums); returns this thread's part of the row's sum, in
+// ExpRow's order (the same bits).
+template <int kBlockN, bool kBf16, int kSums>
+__device__ __forceinline__ float ExpRowPacked(const float (&s_acc)[kBlockN / 2], int r,
+                                              float scale_log2, float m_scaled,
+                                              uint32_t (&pr)[kBlockN / 8]) {
+  float part[kSums] = {};
+#pragma unroll
+  for (int nn = 0; nn < kBlockN / 8; ++nn) {
+    const float e0 = Exp2(fmaf(s_acc[nn * 4 + r * 2], scale_log2, -m_scaled));
+    const float e1 = Exp2(fmaf(s_acc[nn * 4 + r * 2 + 1], scale_log2, -m_scaled));
+    part[(nn * 2) % kSums] += e0;
+    part[(nn * 2 + 1) % kSums] += e1;
+    pr[nn] = PackPair<kBf16>(e0, e1);
   }
+  return AddParts(part);
+}
+
+// A register copy that ptxas keeps as an instruction. At d >= 128 P's row 0
+// is packed while P V still reads p_frag; assigned to p_frag as it is, ptxas
+// gives it p_frag's registers and serializes every wgmma (C7513).
+__device__ __forceinline__ uint32_t CopyReg(uint32_t x) {
+  uint32_t d;
+  asm volatile("mov.b32 %0, %1;" : "=r"(d) : "r"(x));
+  return d;
 }
 
 // A row with no visible key yet keeps max -inf; subtract 0 so that
@@ -1115,6 +1159,45 @@ __device__ __forceinline__ void RescaleO(float (&o_acc)[D / 2], const float (&co
   }
 }
 
+// The softmax of a block that needs no mask, without its row max (the
+// steady state). The caller has taken
+// both rows' exponentials under the max kept from earlier blocks into p0 and
+// p1 (ExpRowPacked), with this thread's part of each row's sum in blk. No
+// probability of the block is over 2^kMaxStaleLog2 where that part sums to
+// no more, and then StaleMaxStep keeps the max too; so the warp votes on the
+// two sums and on rows with no key yet (max -inf), and only where the vote
+// fires (scores that rose, a row's first keys) is the block taken again from
+// S by StaleMaxStep (into m_scaled, the max the caller's exponentials
+// subtracted), O rescaled where it raises the max. Either way P, the
+// sums and O are StaleMaxStep's to the bit, but where a probability lands
+// within rounding of 2^kMaxStaleLog2 and the two tests differ (equally exact
+// either way). Measured against the max taken before the exponentials (lab,
+// s20, H100, against FA3 in one process): d = 128 +2.4%, d = 64 +3.9%, d =
+// 256 even; the masked blocks keep that (the vote there made causal inputs
+// of s >= 2048 3-4% slower at d = 128 and 64).
+template <int D, int kBlockN, bool kBf16, int kSums>
+__device__ __forceinline__ void VoteOnSums(const float (&s_acc)[kBlockN / 2], const float (&blk)[2],
+                                           uint32_t (&p0)[kBlockN / 8],
+                                           uint32_t (&p1)[kBlockN / 8], float (&m_scaled)[2],
+                                           float (&row_max)[2], float (&row_sum)[2],
+                                           float (&correction)[2], float (&o_acc)[D / 2],
+                                           float scale_log2) {
+  constexpr float kMaxP = 1 << static_cast<int>(kMaxStaleLog2);
+  const bool keep = blk[0] <= kMaxP && blk[1] <= kMaxP && row_max[0] != -INFINITY &&
+                    row_max[1] != -INFINITY;
+  if (__any_sync(0xffffffffu, !keep)) {
+    const bool rescale = StaleMaxStep<kBlockN>(s_acc, row_max, m_scaled, correction, scale_log2);
+    row_sum[0] = row_sum[0] * correction[0] +
+                 ExpRowPacked<kBlockN, kBf16, kSums>(s_acc, 0, scale_log2, m_scaled[0], p0);
+    row_sum[1] = row_sum[1] * correction[1] +
+                 ExpRowPacked<kBlockN, kBf16, kSums>(s_acc, 1, scale_log2, m_scaled[1], p1);
+    if (rescale) RescaleO<D>(o_acc, correction);
+  } else {
+    row_sum[0] += blk[0];
+    row_sum[1] += blk[1];
+  }
+}
+
 // Epilogue of a tile with at least one visible key: normalize and pack O,
 // write it into shared memory in the TMA layout, and let one thread of the
 // warpgroup store it with TMA (rows past s_q and columns past d are not
@@ -1382,10 +1465,12 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   // power. d = 256 has no registers to spare (O alone takes 128).
   constexpr bool kQRegs = D == 128;
   // The row max raised only when the scores outgrow it by 2^8, and O
-  // rescaled only then (SoftmaxStep): 4% faster at d = 128 and 3% at d = 256
-  // in the lab (s9 runs 1 and 2); at d = 64, where the exponentials bound
-  // the loop, 1.6% slower, and 1% slower with only the two rows' max taken
-  // before their exponentials.
+  // rescaled only then (StaleMaxStep): 4% faster at d = 128 and 3% at d = 256
+  // in the lab (s9 runs 1 and 2). At d = 64, where the exponentials bound
+  // the loop, that step (a max before the exponentials) was 1.6% slower, so
+  // there the first and the masked blocks of a tile follow the max; the
+  // blocks that need no mask keep it at every d, taking no max at all
+  // (VoteOnSums).
   constexpr bool kStaleMax = !kSerialSoftmax;
   // With two Q buffers the producer issues the next tile's Q early (measured
   // 2% faster at s <= 1024 and 1% at s >= 4096 than after the tile's last
@@ -1518,11 +1603,65 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
         MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0 && it == it_end - 1);
       }
       if constexpr (decltype(masked)::value) MaskScores<kBlockN>(s_acc, n_blocks - 1 - it, cl, p);
-      if constexpr (kStaleMax) {
-        // Row 0's exponentials while P V runs, then the wait for it, then
-        // row 1's with P's packing spread among them (FA3's order; 2.3% and
-        // 2.6% faster at d = 128 than all exponentials before the wait and
-        // the packing after, d = 256 even, s16 run 8).
+      if constexpr (!decltype(masked)::value && kStaleMax) {
+        // d >= 128 (VoteOnSums): row 0's exponentials under the kept max
+        // while P V runs, into a P of its own (P V still reads p_frag), then
+        // the wait for P V, then row 1's and the warp's vote.
+        float m_scaled[2], blk[2];
+        uint32_t p0[kBlockN / 8], p1[kBlockN / 8];
+        m_scaled[0] = ScaledMax(row_max[0], p.scale_log2);
+        m_scaled[1] = ScaledMax(row_max[1], p.scale_log2);
+        blk[0] = ExpRowPacked<kBlockN, kBf16, 1>(s_acc, 0, p.scale_log2, m_scaled[0], p0);
+        // Keep row 0 above the wait for P V, as below; the branch reads P's
+        // row 0 too, or ptxas sinks its packing below the wait and keeps the
+        // exponentials in fp32 across it (spills at d = 128).
+        FenceRegs(s_acc);
+        FenceRegs(p0);
+        FenceRegs(blk);
+        FenceRegs(m_scaled);
+        uint32_t p0_all = p0[0];
+#pragma unroll
+        for (int nn = 1; nn < kBlockN / 8; ++nn) p0_all &= p0[nn];
+        if ((__float_as_uint(blk[0]) & p0_all) == 0xffffffffu) {
+          asm volatile("nanosleep.u32 1;" ::: "memory");
+        }
+        WgmmaWait<0>();
+        FenceRegs(o_acc);
+        MbarArriveIf(sm.v_empty + 8 * s, cl.lane == 0);
+        const float m1 = fmaf(o_acc[0], 0.f, m_scaled[1]);  // as below
+        blk[1] = ExpRowPacked<kBlockN, kBf16, 1>(s_acc, 1, p.scale_log2, m1, p1);
+        VoteOnSums<D, kBlockN, kBf16, 1>(s_acc, blk, p0, p1, m_scaled, row_max, row_sum,
+                                         correction, o_acc, p.scale_log2);
+#pragma unroll
+        for (int nn = 0; nn < kBlockN / 8; ++nn) {
+          p_frag[2 * nn] = CopyReg(p0[nn]);
+          p_frag[2 * nn + 1] = p1[nn];
+        }
+      } else if constexpr (!decltype(masked)::value) {
+        // d = 64 (VoteOnSums) after both products, four partial sums a row.
+        WgmmaWait<0>();
+        FenceRegs(o_acc);
+        MbarArriveIf(sm.v_empty + 8 * s, cl.lane == 0);
+        float m_scaled[2], blk[2];
+        uint32_t p0[kBlockN / 8], p1[kBlockN / 8];
+        m_scaled[0] = ScaledMax(row_max[0], p.scale_log2);
+        m_scaled[1] = ScaledMax(row_max[1], p.scale_log2);
+        blk[0] = ExpRowPacked<kBlockN, kBf16, 4>(s_acc, 0, p.scale_log2, m_scaled[0], p0);
+        blk[1] = ExpRowPacked<kBlockN, kBf16, 4>(s_acc, 1, p.scale_log2, m_scaled[1], p1);
+        VoteOnSums<D, kBlockN, kBf16, 4>(s_acc, blk, p0, p1, m_scaled, row_max, row_sum,
+                                         correction, o_acc, p.scale_log2);
+#pragma unroll
+        for (int nn = 0; nn < kBlockN / 8; ++nn) {
+          p_frag[2 * nn] = p0[nn];
+          p_frag[2 * nn + 1] = p1[nn];
+        }
+      } else if constexpr (kStaleMax) {
+        // The masked blocks (the diagonal's, the last partial one), d >= 128:
+        // the row max first (StaleMaxStep). Row 0's exponentials while P V
+        // runs, then the wait for it, then row 1's with P's packing spread
+        // among them (FA3's order; 2.3% and 2.6% faster at d = 128 than all
+        // exponentials before the wait and the packing after, d = 256 even,
+        // s16 run 8).
         float m_scaled[2];
         const bool rescale =
             StaleMaxStep<kBlockN>(s_acc, row_max, m_scaled, correction, p.scale_log2);
@@ -1555,6 +1694,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
         ToP<kBlockN, kBf16>(s_acc, p_frag);
         if (rescale) RescaleO<D>(o_acc, correction);
       } else {
+        // The masked blocks, d = 64: the max follows the scores.
         SoftmaxStep<kBlockN, false>(s_acc, row_max, row_sum, correction, p.scale_log2);
         WgmmaWait<0>();
         FenceRegs(o_acc);
