@@ -1171,10 +1171,12 @@ __device__ __forceinline__ void RescaleO(float (&o_acc)[D / 2], const float (&co
 // subtracted), O rescaled where it raises the max. Either way P, the
 // sums and O are StaleMaxStep's to the bit, but where a probability lands
 // within rounding of 2^kMaxStaleLog2 and the two tests differ (equally exact
-// either way). Measured against the max taken before the exponentials (lab,
-// s20, H100, against FA3 in one process): d = 128 +2.4%, d = 64 +3.9%, d =
-// 256 even; the masked blocks keep that (the vote there made causal inputs
-// of s >= 2048 3-4% slower at d = 128 and 64).
+// either way). Measured against the max taken in every block (lab, s20,
+// H100, both against FA3 in one process): d = 128 +2.5%, d = 64 +3.8% (+9%
+// on inputs without the mask at s >= 2048), but d = 128 causal s >= 2048 4%
+// slower; d = 256 even (with the vote in the masked blocks too). The masked
+// blocks take the max first: with the vote there, d = 64 causal inputs ran
+// 3-4% slower.
 template <int D, int kBlockN, bool kBf16, int kSums>
 __device__ __forceinline__ void VoteOnSums(const float (&s_acc)[kBlockN / 2], const float (&blk)[2],
                                            uint32_t (&p0)[kBlockN / 8],
