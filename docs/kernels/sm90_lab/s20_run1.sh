@@ -1,13 +1,14 @@
 # Twentieth session, call 1 of the two the device time left (`carry: [".whl",
 # ".lab18/so.tar.xz", ".lab20/so.tar.xz"]`): vsm (s20_vsm.patch: vs and vs64 in the unmasked copy
 # of the step only, the masked copy head's), checked and benched at d = 128 and 64 beside head, vs
-# and vs64 (two passes each). It writes .lab20x/pick: the file whose kernels led FA3 most over
+# and vs64 (two passes each). It prints "picked: NAME": the file whose kernels led FA3 most over
 # those passes, vs64's (vs at d >= 128, vs64 at d = 64) or vsm's, if it led head's by more than
-# 1%, else nothing. Call 2, on the machine this one leaves warm (the FA3 wheel stays there; the
-# bundle and the wheels together are over one call's 64 MiB):
-#   p=$(cat .lab20x/pick) && [ -n "$p" ] && NODE_SECONDS=480 bash docs/kernels/sm90_lab/s15_run3.sh .lab12/sm90_$p.cu
-# with `carry: [".lab12", ".whl2"]` (.lab12 holds the bundle and both files): kseek verify of
-# all scenarios and kseek bench of the perf set against FA3 and cuDNN through the bundle.
+# 1%, else none. Call 2, on the machine this one leaves warm (the FA3 wheel stays there; the
+# bundle and the wheels together are over one call's 64 MiB), with `carry: [".lab12", ".whl2"]`
+# (.lab12 holds the bundle and both files):
+#   NODE_SECONDS=400 bash docs/kernels/sm90_lab/s15_run3.sh .lab12/sm90_NAME.cu
+# kseek verify of all scenarios and kseek bench of the perf set against FA3 and cuDNN through the
+# bundle. (A file the first call wrote in the checkout, .lab20x/pick, was gone in the second.)
 mkdir -p .lab20x && tar -C .lab20x -xJf .lab18/so.tar.xz && tar -C .lab20x -xJf .lab20/so.tar.xz || exit 1
 WHEELS=.whl LAB=.lab20x source docs/kernels/sm90_lab/lab.sh || exit 1
 check vsm
@@ -32,4 +33,3 @@ PY
 )
 grep -q 'CHECK: 146/146' $OUT/check-vsm.txt && grep -q 'CHECK: 256/256' $OUT/rising.txt || [ "$pick" != vsm ] || pick=
 echo "picked: ${pick:-none}"
-echo "$pick" > ../../../.lab20x/pick
