@@ -1159,24 +1159,23 @@ __device__ __forceinline__ void RescaleO(float (&o_acc)[D / 2], const float (&co
   }
 }
 
-// The softmax of a block that needs no mask, without its row max (the
-// steady state). The caller has taken
-// both rows' exponentials under the max kept from earlier blocks into p0 and
-// p1 (ExpRowPacked), with this thread's part of each row's sum in blk. No
-// probability of the block is over 2^kMaxStaleLog2 where that part sums to
-// no more, and then StaleMaxStep keeps the max too; so the warp votes on the
-// two sums and on rows with no key yet (max -inf), and only where the vote
-// fires (scores that rose, a row's first keys) is the block taken again from
-// S by StaleMaxStep (into m_scaled, the max the caller's exponentials
-// subtracted), O rescaled where it raises the max. Either way P, the
-// sums and O are StaleMaxStep's to the bit, but where a probability lands
-// within rounding of 2^kMaxStaleLog2 and the two tests differ (equally exact
-// either way). Measured against the max taken in every block (lab, s20,
-// H100, both against FA3 in one process): d = 128 +2.5%, d = 64 +3.8% (+9%
-// on inputs without the mask at s >= 2048), but d = 128 causal s >= 2048 4%
-// slower; d = 256 even (with the vote in the masked blocks too). The masked
-// blocks take the max first: with the vote there, d = 64 causal inputs ran
-// 3-4% slower.
+// The softmax of a block that needs no mask, without its row max (the steady
+// state). The caller has taken both rows' exponentials under the max kept
+// from earlier blocks into p0 and p1 (ExpRowPacked), with this thread's part
+// of each row's sum in blk. No probability of the block is over
+// 2^kMaxStaleLog2 where that part sums to no more, and then StaleMaxStep
+// keeps the max too; so the warp votes on the two sums and on rows with no
+// key yet (max -inf), and only where the vote fires (scores that rose, a
+// row's first keys) is the block taken again from S by StaleMaxStep (into
+// m_scaled, the max the caller's exponentials subtracted), O rescaled where
+// it raises the max. Either way P, the sums and O are StaleMaxStep's to the
+// bit, but where a probability lands within rounding of 2^kMaxStaleLog2 and
+// the two tests differ (equally exact either way). Measured against the max
+// taken in every block (lab, s20, H100, both against FA3 in one process):
+// d = 128 +2.5%, d = 64 +3.8% (+9% on inputs without the mask at s >= 2048),
+// but d = 128 causal s >= 2048 4% slower; d = 256 even (with the vote in the
+// masked blocks too). The masked blocks take the max first: with the vote
+// there, d = 64 causal inputs ran 3-4% slower.
 template <int D, int kBlockN, bool kBf16, int kSums>
 __device__ __forceinline__ void VoteOnSums(const float (&s_acc)[kBlockN / 2], const float (&blk)[2],
                                            uint32_t (&p0)[kBlockN / 8],
