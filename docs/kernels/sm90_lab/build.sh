@@ -29,7 +29,7 @@ for v in "${names[@]}"; do
   fi
   spills=$(grep -o '[0-9]* bytes spill stores' "$lab/$v.log" | sort -n | tail -1)
   # Until the twentieth session this looked for C7513 alone and missed fb's C7514 (every HGMMA
-  # of 12 kernels with a WARPGROUP.DEPBAR of its own, 30-42% slower); the SASS count checks it.
+  # of 12 kernels with a WARPGROUP.DEPBAR of its own, 31-41% slower); the SASS count checks it.
   serial=$(command -v cuobjdump > /dev/null && cuobjdump -sass "$lab/sm90_$v.so" | awk '
     /Function :/ { k = $3 } /HGMMA/ { h[k]++ } /WARPGROUP.DEPBAR/ { w[k]++ }
     END { n = 0; for (k in h) if (w[k] > 8) n++; print n }')
