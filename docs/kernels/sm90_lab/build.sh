@@ -4,8 +4,8 @@
 # sm_90a with ptxas's resource report in LAB/V.log, prints per build the spills, the kernels
 # whose wgmma ptxas says it serialized (C7512, C7513, C7514: "Potential Performance Loss:
 # wgmma") and those whose SASS waits on wgmma more than 8 times (cuobjdump; the committed file's
-# wait 6 times), and packs the .so files into
-# LAB/so.tar.xz for a device call (`carry: [".whl", "LAB"]`; the call unpacks it, as s17_run9.sh does).
+# wait 6 times), and packs the .so files into LAB/so.tar.xz for a device call (`carry: [".whl",
+# "LAB"]`; the call unpacks it, as s17_run9.sh does).
 # Run from the repository root: bash docs/kernels/sm90_lab/build.sh .lab18 docs/kernels/sm90_lab/s18_*.patch
 set -o pipefail
 lab=${1:?usage: build.sh LAB PATCH...}

@@ -2,7 +2,8 @@
 # call 2 (s15_run2.sh) left warm with fa3-fwd in .whl: the figure that counts, as s11_run4.sh b,
 # with the cuDNN frontend wheel carried here in .whl2 (both wheels and the bundle together are
 # over one call's 64 MiB). .lab12 holds the bundle (make_bundle.sh without its wheels) and the
-# file as .lab12/sm90.cu (head, 8db390e's), and lv's file as .lab12/sm90_lv.cu.
+# committed file as .lab12/sm90.cu (copied there before the call), and any lab file to time
+# instead (.lab12/sm90_V.cu, given as FILE).
 # Usage: bash s15_run3.sh [FILE], FILE by default .lab12/sm90.cu; NODE_SECONDS (default 560) bounds
 # the node run.
 set -o pipefail
