@@ -1706,8 +1706,17 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
       ++kv_iter;
       s = s_next;
     };
+    // The masked copy takes the blocks that need the mask and, at d = 64,
+    // one more: the first block past them, the first unmasked block of a
+    // tile on the diagonal, follows the max too. Measured (lab, s22, H100,
+    // three passes): d = 64 causal s >= 2048 6% faster (1.025-1.031 of FA3
+    // against 0.968-0.975), the rest even; not from the vote's firing
+    // (fires.py: 0.2-1.1% of d = 64 causal steps). At d = 128 even or 2-3%
+    // slower on causal s <= 1024, so not there.
     int it = it_begin + 1;
-    for (; it < it_end && NeedsMask<kBlockN>(n_blocks - 1 - it, m0, p); ++it) {
+    for (; it < it_end && (NeedsMask<kBlockN>(n_blocks - 1 - it, m0, p) ||
+                           (D == 64 && NeedsMask<kBlockN>(n_blocks - it, m0, p)));
+         ++it) {
       step(std::true_type(), it);
     }
     for (; it < it_end; ++it) step(std::false_type(), it);
