@@ -1175,7 +1175,8 @@ __device__ __forceinline__ void RescaleO(float (&o_acc)[D / 2], const float (&co
 // d = 128 +2.5%, d = 64 +3.8% (+9% on inputs without the mask at s >= 2048),
 // but d = 128 causal s >= 2048 4% slower; d = 256 even (with the vote in the
 // masked blocks too). The masked blocks take the max first: with the vote
-// there, d = 64 causal inputs ran 3-4% slower.
+// there, d = 64 causal inputs ran 3-4% slower. So does the list walk (long
+// causal inputs) at d >= 128, which won back that 4% (lab, s22).
 template <int D, int kBlockN, bool kBf16, int kSums>
 __device__ __forceinline__ void VoteOnSums(const float (&s_acc)[kBlockN / 2], const float (&blk)[2],
                                            uint32_t (&p0)[kBlockN / 8],
@@ -1471,7 +1472,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   // the loop, that step (a max before the exponentials) was 1.6% slower, so
   // there the first and the masked blocks of a tile follow the max; the
   // blocks that need no mask keep it at every d, taking no max at all
-  // (VoteOnSums).
+  // (VoteOnSums), but in the list walk at d >= 128 (see the step).
   constexpr bool kStaleMax = !kSerialSoftmax;
   // With two Q buffers the producer issues the next tile's Q early (measured
   // 2% faster at s <= 1024 and 1% at s >= 4096 than after the tile's last
@@ -1604,7 +1605,14 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
         MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0 && it == it_end - 1);
       }
       if constexpr (decltype(masked)::value) MaskScores<kBlockN>(s_acc, n_blocks - 1 - it, cl, p);
-      if constexpr (!decltype(masked)::value && kStaleMax) {
+      // The blocks that take the row max first: those that need the mask,
+      // and at d >= 128 every block of the list walk (long causal inputs).
+      // There the vote measured 5% slower (lab, s22, H100, two passes: d = 128
+      // causal s >= 2048 0.985-0.986 of FA3 against 0.936-0.941 with the
+      // vote, d = 256 causal +1%), while the units walk gains by it.
+      constexpr bool kMaxFirst =
+          decltype(masked)::value || (kStaleMax && kWalk == Walk::kList);
+      if constexpr (!kMaxFirst && kStaleMax) {
         // d >= 128 (VoteOnSums): row 0's exponentials under the kept max
         // while P V runs, into a P of its own (P V still reads p_frag), then
         // the wait for P V, then row 1's and the warp's vote.
@@ -1638,7 +1646,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
           p_frag[2 * nn] = CopyReg(p0[nn]);
           p_frag[2 * nn + 1] = p1[nn];
         }
-      } else if constexpr (!decltype(masked)::value) {
+      } else if constexpr (!kMaxFirst) {
         // d = 64 (VoteOnSums) after both products, four partial sums a row.
         WgmmaWait<0>();
         FenceRegs(o_acc);
@@ -1657,8 +1665,8 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
           p_frag[2 * nn + 1] = p1[nn];
         }
       } else if constexpr (kStaleMax) {
-        // The masked blocks (the diagonal's, the last partial one), d >= 128:
-        // the row max first (StaleMaxStep). Row 0's exponentials while P V
+        // The max first, d >= 128 (the diagonal's blocks, the last partial
+        // one, the list walk's): StaleMaxStep. Row 0's exponentials while P V
         // runs, then the wait for it, then row 1's with P's packing spread
         // among them (FA3's order; 2.3% and 2.6% faster at d = 128 than all
         // exponentials before the wait and the packing after, d = 256 even,
@@ -1695,7 +1703,8 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
         ToP<kBlockN, kBf16>(s_acc, p_frag);
         if (rescale) RescaleO<D>(o_acc, correction);
       } else {
-        // The masked blocks, d = 64: the max follows the scores.
+        // The masked copy at d = 64 (the masked blocks and the one past
+        // them): the max follows the scores.
         SoftmaxStep<kBlockN, false>(s_acc, row_max, row_sum, correction, p.scale_log2);
         WgmmaWait<0>();
         FenceRegs(o_acc);
