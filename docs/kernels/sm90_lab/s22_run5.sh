@@ -2,14 +2,14 @@
 # why the vote loses on long causal inputs (call 6). At d = 128, s = 16384, bf16, ncu on the 4th
 # call's kernel: causal, vl (the list walk with the vote) against head (the committed file: list
 # walk, max first); without the mask, head (units walk, with the vote) against prev (.lab22's
-# e601116 file: max first everywhere). Per kernel: time, clock, instructions, tensor pipe use
+# e601116 file: max first everywhere). Per kernel: time, clock, instructions
 # (ncu --metrics), then stall samples per SASS instruction (the source page, as src.sh), summed
 # by stalls.py.
 mkdir -p .lab25x /tmp/lab22 && tar -C .lab25x -xJf .lab25/so.tar.xz && tar -C /tmp/lab22 -xJf .lab22/so.tar.xz &&
   cp /tmp/lab22/sm90_head.so .lab25x/sm90_vl.so && cp /tmp/lab22/sm90_prev.so .lab25x/sm90_prev.so || exit 1
 WHEELS=.whl LAB=.lab25x source docs/kernels/sm90_lab/lab.sh || exit 1
 nvidia-smi --query-gpu=name --format=csv,noheader
-M=gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,smsp__inst_executed.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,smsp__warps_issue_stalled_barrier_per_warp_active.pct
+M=gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,smsp__inst_executed.sum
 for run in "vl 1" "head 1" "head 0" "prev 0"; do
   set -- $run
   tag=$1-c$2
