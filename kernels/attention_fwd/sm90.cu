@@ -824,18 +824,20 @@ __device__ __forceinline__ float ScaledMax(float m, float scale_log2) {
 // The stale max (d >= 128): the row max the exponentials subtract is raised
 // only when some row of the warp has new scores more than 2^kMaxStaleLog2
 // above it; otherwise every row keeps its max, probabilities reach at most
-// 2^8 (exact enough in the fp32 sum and in P), and O needs no rescale. Sets
-// the max each row's exponentials subtract (scaled), its correction (1 where
-// the max is kept) and the new row max, and returns whether O must be
-// rescaled: the same in every thread of a warp, so that a branch on it does
-// not diverge. The exponentials are the caller's, a row at a time.
-template <int kBlockN>
+// 2^8 (exact enough in the fp32 sum and in P), and O needs no rescale. With
+// kAnyRise, any score above a row's max raises the warp's maxima (VoteOnSums
+// after its vote fired). Sets the max each row's exponentials subtract
+// (scaled), its correction (1 where the max is kept) and the new row max,
+// and returns whether O must be rescaled: the same in every thread of a
+// warp, so that a branch on it does not diverge. The exponentials are the
+// caller's, a row at a time.
+template <int kBlockN, bool kAnyRise = false>
 __device__ __forceinline__ bool StaleMaxStep(const float (&s_acc)[kBlockN / 2],
                                              float (&row_max)[2], float (&m_scaled)[2],
                                              float (&correction)[2], float scale_log2) {
   float mx[2];
   bool grows = false;
-  const float max_stale = __fdividef(kMaxStaleLog2, scale_log2);
+  const float max_stale = kAnyRise ? 0.f : __fdividef(kMaxStaleLog2, scale_log2);
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     mx[r] = ThreadRowMax<kBlockN>(s_acc, r, row_max[r]);
@@ -1166,17 +1168,26 @@ __device__ __forceinline__ void RescaleO(float (&o_acc)[D / 2], const float (&co
 // 2^kMaxStaleLog2 where that part sums to no more, and then StaleMaxStep
 // keeps the max too; so the warp votes on the two sums and on rows with no
 // key yet (max -inf), and only where the vote fires (scores that rose, a
-// row's first keys) is the block taken again from S by StaleMaxStep (into
-// m_scaled, the max the caller's exponentials subtracted), O rescaled where
-// it raises the max. Either way P, the sums and O are StaleMaxStep's to the
-// bit, but where a probability lands within rounding of 2^kMaxStaleLog2 and
-// the two tests differ (equally exact either way). Measured against the max
-// taken in every block (lab, s20, H100, both against FA3 in one process):
-// d = 128 +2.5%, d = 64 +3.8% (+9% on inputs without the mask at s >= 2048),
-// but d = 128 causal s >= 2048 4% slower; d = 256 even (with the vote in the
-// masked blocks too). The masked blocks take the max first: with the vote
-// there, d = 64 causal inputs ran 3-4% slower. So does the list walk (long
-// causal inputs) at d >= 128, which won back that 4% (lab, s22).
+// row's first keys) is the block taken again from S (into m_scaled, the max
+// the caller's exponentials subtracted), with the maxima raised to the
+// block's wherever its scores are above them, and O rescaled. Where the vote
+// keeps, P, the sums and O are StaleMaxStep's to the bit, but where a
+// probability lands within rounding of 2^kMaxStaleLog2 and the two tests
+// differ (equally exact either way).
+// Why any rise: a sum can pass 2^8 while no probability does, above all in a
+// diagonal tile's top rows, whose max comes from the few keys they see in
+// its first block. StaleMaxStep then kept that max (93-99% of firings raised
+// nothing, fires.py, s22) and the warp fired again the next block and the
+// next; each redo held up its warpgroup and the other consumer's turn (ncu:
+// the turn barrier, s22 call 7), and long causal inputs ran 5% slower than
+// with the max taken in every block. Raising the max to the block's on a
+// firing: d = 128 causal s >= 2048 1.058-1.060 of FA3 against 0.936-0.939
+// with StaleMaxStep there (lab, s22 call 8, H100, two passes).
+// Measured against the max taken in every block (lab, s20, H100, both against
+// FA3 in one process): d = 128 +2.5%, d = 64 +3.8% (+9% on inputs without the
+// mask at s >= 2048); d = 256 even (with the vote in the masked blocks too).
+// The masked blocks take the max first: with the vote there, d = 64 causal
+// inputs ran 3-4% slower.
 template <int D, int kBlockN, bool kBf16, int kSums>
 __device__ __forceinline__ void VoteOnSums(const float (&s_acc)[kBlockN / 2], const float (&blk)[2],
                                            uint32_t (&p0)[kBlockN / 8],
@@ -1188,7 +1199,8 @@ __device__ __forceinline__ void VoteOnSums(const float (&s_acc)[kBlockN / 2], co
   const bool keep = blk[0] <= kMaxP && blk[1] <= kMaxP && row_max[0] != -INFINITY &&
                     row_max[1] != -INFINITY;
   if (__any_sync(0xffffffffu, !keep)) {
-    const bool rescale = StaleMaxStep<kBlockN>(s_acc, row_max, m_scaled, correction, scale_log2);
+    const bool rescale =
+        StaleMaxStep<kBlockN, true>(s_acc, row_max, m_scaled, correction, scale_log2);
     row_sum[0] = row_sum[0] * correction[0] +
                  ExpRowPacked<kBlockN, kBf16, kSums>(s_acc, 0, scale_log2, m_scaled[0], p0);
     row_sum[1] = row_sum[1] * correction[1] +
@@ -1472,7 +1484,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   // the loop, that step (a max before the exponentials) was 1.6% slower, so
   // there the first and the masked blocks of a tile follow the max; the
   // blocks that need no mask keep it at every d, taking no max at all
-  // (VoteOnSums), but in the list walk at d >= 128 (see the step).
+  // (VoteOnSums).
   constexpr bool kStaleMax = !kSerialSoftmax;
   // With two Q buffers the producer issues the next tile's Q early (measured
   // 2% faster at s <= 1024 and 1% at s >= 4096 than after the tile's last
@@ -1605,14 +1617,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
         MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0 && it == it_end - 1);
       }
       if constexpr (decltype(masked)::value) MaskScores<kBlockN>(s_acc, n_blocks - 1 - it, cl, p);
-      // The blocks that take the row max first: those that need the mask,
-      // and at d >= 128 every block of the list walk (long causal inputs).
-      // There the vote measured 5% slower (lab, s22, H100, two passes: d = 128
-      // causal s >= 2048 0.985-0.986 of FA3 against 0.936-0.941 with the
-      // vote, d = 256 causal +1%), while the units walk gains by it.
-      constexpr bool kMaxFirst =
-          decltype(masked)::value || (kStaleMax && kWalk == Walk::kList);
-      if constexpr (!kMaxFirst && kStaleMax) {
+      if constexpr (!decltype(masked)::value && kStaleMax) {
         // d >= 128 (VoteOnSums): row 0's exponentials under the kept max
         // while P V runs, into a P of its own (P V still reads p_frag), then
         // the wait for P V, then row 1's and the warp's vote.
@@ -1646,7 +1651,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
           p_frag[2 * nn] = CopyReg(p0[nn]);
           p_frag[2 * nn + 1] = p1[nn];
         }
-      } else if constexpr (!kMaxFirst) {
+      } else if constexpr (!decltype(masked)::value) {
         // d = 64 (VoteOnSums) after both products, four partial sums a row.
         WgmmaWait<0>();
         FenceRegs(o_acc);
@@ -1665,8 +1670,8 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
           p_frag[2 * nn + 1] = p1[nn];
         }
       } else if constexpr (kStaleMax) {
-        // The max first, d >= 128 (the diagonal's blocks, the last partial
-        // one, the list walk's): StaleMaxStep. Row 0's exponentials while P V
+        // The masked blocks (the diagonal's, the last partial one), d >= 128:
+        // the row max first (StaleMaxStep). Row 0's exponentials while P V
         // runs, then the wait for it, then row 1's with P's packing spread
         // among them (FA3's order; 2.3% and 2.6% faster at d = 128 than all
         // exponentials before the wait and the packing after, d = 256 even,
@@ -1719,9 +1724,11 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     // one more: the first block past them, the first unmasked block of a
     // tile on the diagonal, follows the max too. Measured (lab, s22, H100,
     // three passes): d = 64 causal s >= 2048 6% faster (1.025-1.031 of FA3
-    // against 0.968-0.975), the rest even; not from the vote's firing
-    // (fires.py: 0.2-1.1% of d = 64 causal steps). At d = 128 even or 2-3%
-    // slower on causal s <= 1024, so not there.
+    // against 0.968-0.975), the rest even. It gives a diagonal tile's top
+    // rows a max from a whole block of keys, as VoteOnSums's any-rise firing
+    // does later; measured with both, d = 64 was even with mx1 alone (1.033
+    // against 1.029, s22 call 8). At d = 128 even or 2-3% slower on causal
+    // s <= 1024, so not there.
     int it = it_begin + 1;
     for (; it < it_end && (NeedsMask<kBlockN>(n_blocks - 1 - it, m0, p) ||
                            (D == 64 && NeedsMask<kBlockN>(n_blocks - it, m0, p)));
