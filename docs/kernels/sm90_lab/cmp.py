@@ -1,9 +1,11 @@
-"""Geometric means by region of a harness.py --bench log: python3 cmp.py LOG [--vs fa3]
-(default: speedups over cuDNN; --vs fa3: over FA3, bf16 rows only)."""
+"""Geometric means by region of harness.py --bench logs: python3 cmp.py LOG... [--vs fa3]
+(default: speedups over cuDNN; --vs fa3: over FA3, bf16 rows only). With several logs (one per d,
+say) "all" is over every row, for the kernels that every log has."""
 import re, sys, math, collections
 vs_fa3 = "--vs" in sys.argv and sys.argv[sys.argv.index("--vs") + 1] == "fa3"
+logs = [a for i, a in enumerate(sys.argv[1:], 1) if a != "--vs" and sys.argv[i - 1] != "--vs"]
 rows = []
-for line in open(sys.argv[1]):
+for line in (l for log in logs for l in open(log)):
     if not line.startswith("d="): continue
     head = line.split("|")[0]
     m = re.match(r"d=\s*(\d+) (\w+)\s+c=(\d) s=\s*(\d+)", head)
@@ -11,7 +13,7 @@ for line in open(sys.argv[1]):
     if vs_fa3 and not all(f for *_, f in found): continue
     xs = {n[:-3]: (float(tf), float(f if vs_fa3 else x)) for n, us, tf, x, f in found}
     rows.append((int(m.group(1)), m.group(2), int(m.group(3)), int(m.group(4)), xs))
-names = list(rows[0][4].keys())
+names = [n for n in rows[0][4] if all(n in r[4] for r in rows)]
 def region(r):
     d, dt, c, s, _ = r
     return f"d{d} {'causal' if c else 'full  '} {'s<=1024' if s <= 1024 else 's>=2048'}"
