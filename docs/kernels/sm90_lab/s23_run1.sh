@@ -3,7 +3,9 @@
 # .whlx holds the fa3-fwd and cudnn-frontend wheels repacked with xz (`python3
 # docs/kernels/sm90_lab/wheelx.py pack .whl/fa3*.whl .whl2/*.whl .whlx`: 27.6 + 11.6 MB -> 9.2 +
 # 5.8 MB), which is what lets the wheels, the bundle and the checkout travel together (before,
-# the figure took a call carrying .whl and a second one within the 30 s the machine waits).
+# the figure took a call carrying .whl and a second one within the 30 s the machine waits); the
+# wheels themselves come from `pip download` as docs/baselines.md shows (.whl2 holding the
+# cudnn-frontend one).
 # .lab12 holds the bundle (`KSEEK_WHEELS=/nonexistent bash deploy/make_bundle.sh`, packed as
 # .lab12/kseek-bundle.tar.xz) and the committed file as .lab12/sm90.cu. .lab27 is built here by
 #   bash docs/kernels/sm90_lab/build.sh .lab27 docs/kernels/sm90_lab/s23_fires.patch \
