@@ -1708,8 +1708,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
         ToP<kBlockN, kBf16>(s_acc, p_frag);
         if (rescale) RescaleO<D>(o_acc, correction);
       } else {
-        // The masked copy at d = 64 (the masked blocks and the one past
-        // them): the max follows the scores.
+        // The masked copy at d = 64: the max follows the scores.
         SoftmaxStep<kBlockN, false>(s_acc, row_max, row_sum, correction, p.scale_log2);
         WgmmaWait<0>();
         FenceRegs(o_acc);
@@ -1720,19 +1719,13 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
       ++kv_iter;
       s = s_next;
     };
-    // The masked copy takes the blocks that need the mask and, at d = 64,
-    // one more: the first block past them, the first unmasked block of a
-    // tile on the diagonal, follows the max too. Measured (lab, s22, H100,
-    // three passes): d = 64 causal s >= 2048 6% faster (1.025-1.031 of FA3
-    // against 0.968-0.975), the rest even. It gives a diagonal tile's top
-    // rows a max from a whole block of keys, as VoteOnSums's any-rise firing
-    // does later; measured with both, d = 64 was even with mx1 alone (1.033
-    // against 1.029, s22 call 8). At d = 128 even or 2-3% slower on causal
-    // s <= 1024, so not there.
+    // The masked copy takes the blocks that need the mask. (Running it one
+    // block further at d = 64 gave a diagonal tile's top rows a whole
+    // block's max and won 6% on long causal inputs while the vote's redo
+    // kept the old max; once a firing raises the max to the block's, that
+    // extra block cost 3% on causal s <= 1024: lab, s24, H100, four passes.)
     int it = it_begin + 1;
-    for (; it < it_end && (NeedsMask<kBlockN>(n_blocks - 1 - it, m0, p) ||
-                           (D == 64 && NeedsMask<kBlockN>(n_blocks - it, m0, p)));
-         ++it) {
+    for (; it < it_end && NeedsMask<kBlockN>(n_blocks - 1 - it, m0, p); ++it) {
       step(std::true_type(), it);
     }
     for (; it < it_end; ++it) step(std::false_type(), it);
