@@ -5,7 +5,9 @@
 #      s = 1024 and 4096 instead of 2048), two d = 64 bench passes against head;
 #   2. one d = 256 pass: head (64-key blocks for causal) against c80 (.lab28's head, the file
 #      before: 80-key blocks for causal s > 1024);
-#   3. the figure of the committed file through the bundle (s15_run3.sh, NODE_SECONDS default 330).
+#   3. the figure of the committed file through the bundle (s15_run3.sh, NODE_SECONDS default 330:
+#      on the H100 that came, too short for verify and bench together; the bench was cut off and
+#      call 5 ran it alone, as the notebook says).
 # .lab29 is built here by `bash docs/kernels/sm90_lab/build.sh .lab29 docs/kernels/sm90_lab/s24_t3.patch
 # docs/kernels/sm90_lab/s24_t4.patch`, .lab28 by s24_run1.sh's line; .whlx and .lab12 as in
 # s23_run1.sh (.lab12/sm90.cu the committed file).
