@@ -4,14 +4,13 @@
 # (head = the committed file; qh = each consumer's rows of the Q buffer on barriers of their own
 # where O goes out through Q, d = 256 alone: the d = 64 and 128 kernels are head's, `sass.py
 # same`); .whlx and .lab12 as in s23_run1.sh (.lab12/sm90.cu the committed file; check with cmp).
+# The wheels and the figure's steps are call.sh's.
 #   1. qh's checks and rising.py; two d = 256 bench passes, head and qh interleaved with FA3
 #      (the twenty-second session's ncu: at full s = 512 the tensor pipe is busy 60% of the time
 #      against FA3's 66%, the time between tiles);
 #   2. the figure of the committed file through the bundle (s15_run3.sh, NODE_SECONDS default
 #      420: 330 was too short for verify and bench together on an H100).
-ROOT=$PWD
-python3 docs/kernels/sm90_lab/wheelx.py unpack .whlx/*.whl.tar.xz /tmp/wheels > /dev/null || exit 1
-mkdir -p .whl .whl2 && mv /tmp/wheels/fa3*.whl .whl/ && mv /tmp/wheels/*.whl .whl2/ || exit 1
+source docs/kernels/sm90_lab/call.sh && wheels || exit 1
 mkdir -p .lab30x && tar -C .lab30x -xJf .lab30/so.tar.xz || exit 1
 (
   BUDGET=${LAB_BUDGET:-120}
@@ -24,9 +23,4 @@ mkdir -p .lab30x && tar -C .lab30x -xJf .lab30/so.tar.xz || exit 1
   room 0
   summary $(cd $OUT && ls bench-*.txt | sed 's/^bench-//; s/\.txt$//')
 )
-# At most 8 files come back: the lab's in lab.tgz, the figure's verify and bench reports and
-# its results.tgz.
-(cd $OUT && tar -czf lab.tgz check-*.txt rising.txt bench-*.txt && rm -f check-*.txt rising.txt bench-*.txt)
-mkdir -p /tmp/fig && cd "$ROOT" &&
-  OUT=/tmp/fig NODE_SECONDS=${NODE_SECONDS:-420} bash docs/kernels/sm90_lab/s15_run3.sh
-cp /tmp/fig/02-verify.txt /tmp/fig/03-bench.txt /tmp/fig/results.tgz $OUT/
+figure
