@@ -1723,7 +1723,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     // block further at d = 64 gave a diagonal tile's top rows a whole
     // block's max and won 6% on long causal inputs while the vote's redo
     // kept the old max; once a firing raises the max to the block's, that
-    // extra block cost 3% on causal s <= 1024: lab, s24, H100, four passes.)
+    // extra block cost 3% on causal s <= 1024: lab, s23, H100, four passes.)
     int it = it_begin + 1;
     for (; it < it_end && NeedsMask<kBlockN>(n_blocks - 1 - it, m0, p); ++it) {
       step(std::true_type(), it);
