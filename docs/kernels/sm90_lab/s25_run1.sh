@@ -1,11 +1,13 @@
-# For the session after the twenty-second: ONE call, the lab's qh and the figure of the
+# For the session after the twenty-second: ONE call, the lab's qh and ov and the figure of the
 # committed file, `carry: [".whlx", ".lab12", ".lab30/so.tar.xz"]`, timeout_s 600.
-# .lab30 is built here by `bash docs/kernels/sm90_lab/build.sh .lab30 docs/kernels/sm90_lab/s25_qh.patch`
-# (head = the committed file; qh = each consumer's rows of the Q buffer on barriers of their own
-# where O goes out through Q, d = 256 alone: the d = 64 and 128 kernels are head's, `sass.py
-# same`); .whlx and .lab12 as in s23_run1.sh (.lab12/sm90.cu the committed file; check with cmp).
+# .lab30 is built here by `bash docs/kernels/sm90_lab/build.sh .lab30
+# docs/kernels/sm90_lab/s25_qh.patch docs/kernels/sm90_lab/s25_ov.patch` (head = the committed
+# file; qh = each consumer's rows of the Q buffer on barriers of their own where O goes out
+# through Q; ov = O staged over the V ring instead, Q released after the tile's last S product;
+# both at d = 256 alone: their d = 64 and 128 kernels are head's, `sass.py same`); .whlx and .lab12 as in s23_run1.sh (.lab12/sm90.cu the committed file; check with cmp).
 # The wheels and the figure's steps are call.sh's.
-#   1. qh's checks and rising.py; two d = 256 bench passes, head and qh interleaved with FA3
+#   1. qh's and ov's checks and rising.py; two d = 256 bench passes, head, qh and ov interleaved
+#      with FA3
 #      (the twenty-second session's ncu: at full s = 512 the tensor pipe is busy 60% of the time
 #      against FA3's 66%, the time between tiles);
 #   2. the figure of the committed file through the bundle (s15_run3.sh, NODE_SECONDS default
@@ -13,13 +15,13 @@
 source docs/kernels/sm90_lab/call.sh && wheels || exit 1
 mkdir -p .lab30x && tar -C .lab30x -xJf .lab30/so.tar.xz || exit 1
 (
-  BUDGET=${LAB_BUDGET:-120}
+  BUDGET=${LAB_BUDGET:-150}
   WHEELS=.whl LAB=.lab30x source docs/kernels/sm90_lab/lab.sh > /dev/null || exit 1
   nvidia-smi --query-gpu=name --format=csv,noheader
-  check qh
-  timeout 60 python3 rising.py $L/sm90_qh.so > $OUT/rising.txt 2>&1; tail -1 $OUT/rising.txt
-  room 30 && bench1 1 256 head qh
-  room 30 && bench1 2 256 qh head
+  check qh ov
+  timeout 90 python3 rising.py $L/sm90_qh.so $L/sm90_ov.so > $OUT/rising.txt 2>&1; tail -2 $OUT/rising.txt
+  room 30 && bench1 1 256 head qh ov
+  room 30 && bench1 2 256 ov qh head
   room 0
   summary $(cd $OUT && ls bench-*.txt | sed 's/^bench-//; s/\.txt$//')
 )
