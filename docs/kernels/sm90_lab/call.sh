@@ -5,7 +5,11 @@
 #   figure        packs the lab's files in $OUT into $OUT/lab.tgz, then runs s15_run3.sh (verify
 #                 --scenarios all and the bench with fa3 and cudnn, through the bundle) into
 #                 /tmp/fig and brings back its verify and bench reports and results.tgz: a call
-#                 returns at most 8 files. NODE_SECONDS (default 420) bounds the node run.
+#                 returns at most 8 files. NODE_SECONDS (default 420) bounds the node run;
+#   ncu1 K D C S  from the lab folder (after lab.sh): ncu on every launch of one.py's fourth call
+#                 of K ($L/sm90_V.so or fa3) at head dim D, causal C, length S, into $OUT/ncu.txt:
+#                 time, clock, tensor and XU pipes, issue, instructions, L2, warp cycles per
+#                 instruction (as s24_run1.sh took them at d = 256).
 CALL_ROOT=$PWD
 
 wheels() {
@@ -18,4 +22,12 @@ figure() {
   mkdir -p /tmp/fig && cd "$CALL_ROOT" &&
     OUT=/tmp/fig NODE_SECONDS=${NODE_SECONDS:-420} bash docs/kernels/sm90_lab/s15_run3.sh
   cp /tmp/fig/02-verify.txt /tmp/fig/03-bench.txt /tmp/fig/results.tgz "$OUT"/
+}
+
+ncu1() {
+  echo "##### $(basename $1) $2 $3 $4" >> "$OUT"/ncu.txt
+  ONE_RANGE=1 timeout 60 ncu --clock-control none --kernel-name-base demangled --profile-from-start off \
+    -k regex:'AttentionFwd|FlashAttnFwd' --section WarpStateStats --section LaunchStats \
+    --metrics gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_elapsed,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,lts__t_sector_hit_rate.pct,l1tex__m_xbar2l1tex_read_bytes.sum.per_second \
+    python3 one.py "$@" >> "$OUT"/ncu.txt 2>&1
 }

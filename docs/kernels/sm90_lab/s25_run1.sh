@@ -10,7 +10,9 @@
 #      with FA3
 #      (the twenty-second session's ncu: at full s = 512 the tensor pipe is busy 60% of the time
 #      against FA3's 66%, the time between tiles);
-#   2. the figure of the committed file through the bundle (s15_run3.sh, NODE_SECONDS default
+#   2. ncu at d = 128 causal s = 2048 and 4096, head against FA3 (on the H200 the twenty-second
+#      session's figure read 1.01 of FA3 there, against 1.05-1.13 without the mask), as time allows;
+#   3. the figure of the committed file through the bundle (s15_run3.sh, NODE_SECONDS default
 #      420: 330 was too short for verify and bench together on an H100).
 source docs/kernels/sm90_lab/call.sh && wheels || exit 1
 mkdir -p .lab30x && tar -C .lab30x -xJf .lab30/so.tar.xz || exit 1
@@ -22,7 +24,11 @@ mkdir -p .lab30x && tar -C .lab30x -xJf .lab30/so.tar.xz || exit 1
   timeout 90 python3 rising.py $L/sm90_qh.so $L/sm90_ov.so > $OUT/rising.txt 2>&1; tail -2 $OUT/rising.txt
   room 30 && bench1 1 256 head qh ov
   room 30 && bench1 2 256 ov qh head
+  for shape in "128 1 2048" "128 1 4096"; do
+    for k in $L/sm90_head.so fa3; do room 15 && ncu1 $k $shape; done
+  done
   room 0
   summary $(cd $OUT && ls bench-*.txt | sed 's/^bench-//; s/\.txt$//')
+  grep -E '^#####|^  [A-Za-z_]+.*\(|gpu__time|sm__cycles_elapsed|pipe_tensor|pipe_xu|issue_active|inst_executed.sum|lts__t_sector|xbar2l1tex|Warp Cycles Per Issued' $OUT/ncu.txt | cut -c1-150
 )
 figure
