@@ -20,8 +20,8 @@
 // softmax after both products, which measured faster there, and runs three
 // consumers (192-row tiles, turn passed round three named
 // barriers) except on causal inputs of up to 2048 keys. A finished tile's O
-// is packed into shared memory (its own buffer, or the Q buffer where no room
-// is left) and written by a TMA store, which the consumers do not wait for.
+// is packed into shared memory (its own buffer, or over the V ring where no
+// room is left) and written by a TMA store, which the consumers do not wait for.
 //
 // Without a mask a work unit is one query tile; with the causal mask it is
 // the pair of query tiles j and M-1-j of one (batch, head), equal in cost, so
@@ -132,12 +132,17 @@ struct TileConfig {
   static constexpr int kQStages =
       (1024 + 2 * kQBytes + 2 * kStages * kKvBytes + 8 * (4 + 4 * kStages) <= kMaxSmem) ? 2 : 1;
   static constexpr int kChunks = D / 64;  // 128-byte-wide column chunks
-  static constexpr int kBarrierBytes = 8 * (2 * kQStages + 4 * kStages);
   // O leaves through shared memory and TMA stores: in a buffer of its own
-  // where one fits, else in the Q buffer it was computed from (each consumer
-  // in its own rows, which only its products read).
-  static constexpr bool kOwnOBuffer =
-      1024 + (kQStages + 1) * kQBytes + 2 * kStages * kKvBytes + kBarrierBytes <= kMaxSmem;
+  // where one fits, else over the V ring, once every consumer's last P V has
+  // read it; the next tile's first V waits for the store to read it (one more
+  // barrier, o_free), its Q and first K do not. At d = 256 this measured 1.8%
+  // faster than staging O in the Q buffer (3-5% causal s <= 1024), since the
+  // next tile's Q no longer waits for the store (H100, s25 run 1).
+  static constexpr bool kOwnOBuffer = 1024 + (kQStages + 1) * kQBytes + 2 * kStages * kKvBytes +
+                                          8 * (2 * kQStages + 4 * kStages) <=
+                                      kMaxSmem;
+  static_assert(kOwnOBuffer || kStages * kKvBytes >= kQBytes, "O does not fit over the V ring");
+  static constexpr int kBarrierBytes = 8 * (2 * kQStages + 4 * kStages + (kOwnOBuffer ? 0 : 1));
   static constexpr int kSmemBytes = 1024 + (kQStages + (kOwnOBuffer ? 1 : 0)) * kQBytes +
                                     2 * kStages * kKvBytes + kBarrierBytes;
   static_assert(kSmemBytes <= kMaxSmem, "tile does not fit in shared memory");
@@ -904,20 +909,22 @@ __device__ __forceinline__ bool SoftmaxStep(float (&s_acc)[kBlockN / 2], float (
 template <class Cfg>
 struct SmemMap {
   uint32_t q, k, v;  // Q buffers, then the K and V halves of the ring
-  uint32_t o;        // O staging buffer, or 0: O goes out through its Q buffer
+  uint32_t o;        // O staging buffer: its own, or the V ring's first bytes
   uint32_t q_full, q_empty, k_full, v_full, k_empty, v_empty;  // one mbarrier per stage
+  uint32_t o_free;  // O staged over the V ring: its store has read it
 
   __device__ __forceinline__ explicit SmemMap(const uint8_t* raw) {
     q = (SmemAddr(raw) + 1023u) & ~1023u;
     k = q + Cfg::kQStages * Cfg::kQBytes;
     v = k + Cfg::kStages * Cfg::kKvBytes;
-    o = Cfg::kOwnOBuffer ? v + Cfg::kStages * Cfg::kKvBytes : 0;
+    o = Cfg::kOwnOBuffer ? v + Cfg::kStages * Cfg::kKvBytes : v;
     q_full = v + Cfg::kStages * Cfg::kKvBytes + (Cfg::kOwnOBuffer ? Cfg::kQBytes : 0);
     q_empty = q_full + 8 * Cfg::kQStages;
     k_full = q_empty + 8 * Cfg::kQStages;
     v_full = k_full + 8 * Cfg::kStages;
     k_empty = v_full + 8 * Cfg::kStages;
     v_empty = k_empty + 8 * Cfg::kStages;
+    o_free = v_empty + 8 * Cfg::kStages;
   }
 
   // By thread 0 before the CTA's first __syncthreads. A full barrier
@@ -934,6 +941,7 @@ struct SmemMap {
       MbarInit(k_empty + 8 * s, consumer_warps);
       MbarInit(v_empty + 8 * s, consumer_warps);
     }
+    if (!Cfg::kOwnOBuffer) MbarInit(o_free, consumer_warps);
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
 };
@@ -984,7 +992,13 @@ __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtens
   auto load_k = [&](int i, const TileCoord& tc, int n) {
     load_block(tmap_k, sm.k, sm.k_full, sm.k_empty, i, tc, n);
   };
+  int tiles = 0;             // tiles begun
+  bool v_after_o = false;    // this tile's first V waits for the last tile's O store
   auto load_v = [&](int i, const TileCoord& tc, int n) {
+    if (!Cfg::kOwnOBuffer && v_after_o) {
+      MbarWait(sm.o_free, (tiles - 2) & 1);
+      v_after_o = false;
+    }
     load_block(tmap_v, sm.v, sm.v_full, sm.v_empty, i, tc, n);
   };
   TileWalk<Cfg::kBlockN, Cfg::kRows, kWalk> walk(p, wa);
@@ -992,6 +1006,8 @@ __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtens
   bool q_loaded = false;  // this tile's Q went out early, during the previous tile
   while (walk.Next(&t)) {
     if (t.it_begin == t.it_end) continue;
+    v_after_o = tiles > 0;
+    ++tiles;
     if (!q_loaded) load_q(t.tc, t.tc.m_tile * Cfg::kRows);
     q_loaded = false;
     for (int it = t.it_begin; it < t.it_end; ++it, ++kv_iter) {
@@ -1218,13 +1234,13 @@ __device__ __forceinline__ void VoteOnSums(const float (&s_acc)[kBlockN / 2], co
 // written). Plain 4-byte stores from the accumulator layout cost 1.6 us per
 // 128 x 128 tile on the H200, 17% of a tile at s = 512: each warp store
 // wrote 16 bytes in each of 8 rows. Then the LSE, with plain stores.
-// Where O goes out through the Q buffer, that buffer is released only once
-// the TMA store has read it.
+// Where O goes out over the V ring, every consumer's last P V must have read
+// V first, and o_free tells the producer when the store has read it.
 template <class Cfg, bool kBf16>
 __device__ __forceinline__ void StoreTile(const float (&o_acc)[Cfg::kD / 2],
                                           const float (&row_max)[2], const float (&row_sum)[2],
                                           const TileCoord& tc, int m0, const ConsumerLane& cl,
-                                          const SmemMap<Cfg>& sm, int qs,
+                                          const SmemMap<Cfg>& sm,
                                           const CUtensorMap* tmap_o, const FwdParams& p) {
   constexpr int D = Cfg::kD;
   float inv[2];
@@ -1238,12 +1254,15 @@ __device__ __forceinline__ void StoreTile(const float (&o_acc)[Cfg::kD / 2],
     lse[r] = sum > 0.f ? (row_max[r] * p.scale_log2 + Log2(sum)) * kLn2 : -INFINITY;
   }
   const bool issuer = threadIdx.x % 128 == 0;
-  const uint32_t stage =
-      (Cfg::kOwnOBuffer ? sm.o : sm.q + qs * Cfg::kQBytes) + cl.consumer * 64 * kSwizzleBytes;
+  const uint32_t stage = sm.o + cl.consumer * 64 * kSwizzleBytes;
   // The buffer is free once the previous tile's store has read it (own
-  // buffer), or once every warp is past its last product (Q buffer).
-  if (Cfg::kOwnOBuffer) BulkWaitReadIf(issuer);
-  ConsumerSync(cl.consumer);
+  // buffer), or once every consumer is past its last P V (V ring).
+  if (Cfg::kOwnOBuffer) {
+    BulkWaitReadIf(issuer);
+    ConsumerSync(cl.consumer);
+  } else {
+    asm volatile("bar.sync 8, %0;\n" ::"n"(2 * Cfg::kRows) : "memory");
+  }
   const int t = threadIdx.x % 128;
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
@@ -1268,7 +1287,7 @@ __device__ __forceinline__ void StoreTile(const float (&o_acc)[Cfg::kD / 2],
   if (!Cfg::kOwnOBuffer) {
     // The issuer arrives after its wait; the barrier needs every warp.
     BulkWaitReadIf(issuer);
-    MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0);
+    MbarArriveIf(sm.o_free, cl.lane == 0);
   }
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
@@ -1314,12 +1333,12 @@ __device__ __forceinline__ int AtomicAddIf(bool pred, int* ptr, int value) {
 // share of the row sum), and the tile's counter counts it. The consumer that
 // counts the last piece merges every piece's partial, its own included, in
 // piece order, so the result does not depend on which piece finished last,
-// and stores the tile. Returns whether this consumer stored it.
+// and stores the tile.
 template <class Cfg, bool kBf16, int kConsumers>
-__device__ __forceinline__ bool FinishPiece(float (&o_acc)[Cfg::kD / 2], float (&row_max)[2],
+__device__ __forceinline__ void FinishPiece(float (&o_acc)[Cfg::kD / 2], float (&row_max)[2],
                                             float (&row_sum)[2], const TailPiece& w,
                                             const TileCoord& tc, int m0, const ConsumerLane& cl,
-                                            const SmemMap<Cfg>& sm, int qs,
+                                            const SmemMap<Cfg>& sm,
                                             const CUtensorMap* tmap_o, const FwdParams& p,
                                             const WalkArgs<Walk::kTail>& ta) {
   constexpr int D = Cfg::kD;
@@ -1339,7 +1358,7 @@ __device__ __forceinline__ bool FinishPiece(float (&o_acc)[Cfg::kD / 2], float (
   ConsumerSync(cl.consumer);
   int* counter = ta.counters + w.tile * kConsumers + cl.consumer;
   const int done = AtomicAddIf(t == 0, counter, 1);
-  if (!ConsumerAny(cl.consumer, t == 0 && done == w.pieces - 1)) return false;
+  if (!ConsumerAny(cl.consumer, t == 0 && done == w.pieces - 1)) return;
   __threadfence();
   float m[2] = {-INFINITY, -INFINITY};
   for (int i = 0; i < w.pieces; ++i) {
@@ -1372,29 +1391,27 @@ __device__ __forceinline__ bool FinishPiece(float (&o_acc)[Cfg::kD / 2], float (
       o_acc[4 * j + 3] += v.w * c1;
     }
   }
-  StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, qs, tmap_o, p);
-  return true;
+  StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, tmap_o, p);
 }
 
 // A tile's end: its store, or for a piece of a split tile (tail launch)
-// FinishPiece. Where O goes out through the Q buffer and the piece did not
-// store the tile, nothing else releases the buffer: it is released here.
+// FinishPiece.
 template <class Cfg, bool kBf16, int kConsumers, Walk kWalk>
 __device__ __forceinline__ void EndTile(float (&o_acc)[Cfg::kD / 2], float (&row_max)[2],
                                         float (&row_sum)[2], const TailPiece& piece,
                                         const TileCoord& tc, int m0, const ConsumerLane& cl,
-                                        const SmemMap<Cfg>& sm, int qs, const CUtensorMap* tmap_o,
+                                        const SmemMap<Cfg>& sm, const CUtensorMap* tmap_o,
                                         const FwdParams& p, const WalkArgs<kWalk>& wa) {
   if constexpr (kWalk == Walk::kTail) {
+    static_assert(Cfg::kOwnOBuffer, "O over the V ring needs every consumer at every store");
     if (piece.pieces == 1) {
-      StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, qs, tmap_o, p);
-    } else if (!FinishPiece<Cfg, kBf16, kConsumers>(o_acc, row_max, row_sum, piece, tc, m0, cl, sm,
-                                                    qs, tmap_o, p, wa) &&
-               !Cfg::kOwnOBuffer) {
-      MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0);
+      StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, tmap_o, p);
+    } else {
+      FinishPiece<Cfg, kBf16, kConsumers>(o_acc, row_max, row_sum, piece, tc, m0, cl, sm,
+                                          tmap_o, p, wa);
     }
   } else {
-    StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, qs, tmap_o, p);
+    StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, tmap_o, p);
   }
 }
 
@@ -1497,9 +1514,9 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   // +0.5% again in both passes of s15 run 1, +1.6% causal s <= 1024), at
   // d = 64 0.2-1.5% slower and at d = 128 even (s14 run 8).
   constexpr bool kKAhead = D == 256;
-  // Where O has a buffer of its own and Q is read from shared memory, the Q
-  // buffer is released once the tile's last S product has completed.
-  constexpr bool kReleaseQAfterS = Cfg::kOwnOBuffer && !kQRegs;
+  // Where Q is read from shared memory, its buffer is released once the
+  // tile's last S product has completed (O never goes out through it).
+  constexpr bool kReleaseQAfterS = !kQRegs;
 
   extern __shared__ __align__(1024) uint8_t smem_raw[];
   const SmemMap<Cfg> sm(smem_raw);
@@ -1739,7 +1756,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     FenceRegs(o_acc);
     MbarArriveIf(sm.v_empty + 8 * s, cl.lane == 0);
     ++kv_iter;
-    EndTile<Cfg, kBf16, kConsumers>(o_acc, row_max, row_sum, t.piece, tc, m0, cl, sm, qs, &tmap_o,
+    EndTile<Cfg, kBf16, kConsumers>(o_acc, row_max, row_sum, t.piece, tc, m0, cl, sm, &tmap_o,
                                     p, wa);
     ++q_iter;
   }
