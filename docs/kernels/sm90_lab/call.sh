@@ -10,6 +10,7 @@
 #                 of K ($L/sm90_V.so or fa3) at head dim D, causal C, length S, into $OUT/ncu.txt:
 #                 time, clock, tensor and XU pipes, issue, instructions, L2, warp cycles per
 #                 instruction (as s24_run1.sh took them at d = 256).
+#                 NCU_EXTRA adds metrics (comma-separated).
 CALL_ROOT=$PWD
 
 wheels() {
@@ -28,6 +29,6 @@ ncu1() {
   echo "##### $(basename $1) $2 $3 $4" >> "$OUT"/ncu.txt
   ONE_RANGE=1 timeout 60 ncu --clock-control none --kernel-name-base demangled --profile-from-start off \
     -k regex:'AttentionFwd|FlashAttnFwd' --section WarpStateStats --section LaunchStats \
-    --metrics gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_elapsed,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,lts__t_sector_hit_rate.pct,l1tex__m_xbar2l1tex_read_bytes.sum.per_second \
+    --metrics gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_elapsed,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,lts__t_sector_hit_rate.pct,l1tex__m_xbar2l1tex_read_bytes.sum.per_second${NCU_EXTRA:+,$NCU_EXTRA} \
     python3 one.py "$@" >> "$OUT"/ncu.txt 2>&1
 }
