@@ -1,0 +1,50 @@
+"""Tile timeline of CTA 0 from a lab build with the s26 tile trace (s26_tt.patch):
+python3 tt.py SO D CAUSAL S. Runs the kernel three times and once more (one.py), then reads
+the clock64 stamps of the last launch: per tile, consumer warp 0 of each consumer warpgroup at
+  0 tile begin, 1 Q ready, 2 first K ready, 3 turn taken, 4 first S issued, 5 first S done,
+  6 first softmax done, 7 steady blocks done, 8 last V ready and turn taken, 9 last P V done,
+  10 O staging free (barrier), 11 O written and its store issued, 12 store read (O over V:
+  o_free arrived), 13 tile end (LSE stored);
+and the producer at 0 tile begin, 1 its Q issued, 2 before and 3 after its wait for o_free
+(then the tile's first V goes out). Prints, per consumer, the median cycles of each phase over
+the tiles after the first, the tile period, and the tensor cycles a tile needs at 4096 FLOP a
+cycle (both consumers), and the producer's o_free wait."""
+import ctypes, statistics, sys
+import one  # runs the kernel (three calls, then one)
+lib = ctypes.CDLL(sys.argv[1])
+d, causal, s = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+tiles_n, stamps = 64, 14
+buf = (ctypes.c_ulonglong * (3 * tiles_n * stamps))()
+n = (ctypes.c_uint * 3)()
+assert lib.kseek_tt_copy(buf, ctypes.sizeof(buf), n) == 0
+at = lambda who, t, k: buf[(who * tiles_n + t) * stamps + k]
+names = ["Q", "K", "turn", "issue S1", "S1 wait", "softmax1", "steady", "last V+turn",
+         "last PV", "O free", "O write", "store read", "LSE", "to next"]
+bn = 128 if d <= 128 else (64 if causal else 80)
+print(f"d={d} causal={causal} s={s}: tiles traced {n[0]}, {n[1]} (consumers), {n[2]} (producer)")
+for c in range(2):
+    rows = [[at(c, t, k) for k in range(stamps)] for t in range(n[c])]
+    ph = [[] for _ in names]
+    period = []
+    for a, b in zip(rows[1:], rows[2:]):
+        for k in range(13):
+            ph[k].append(a[k + 1] - a[k])
+        ph[13].append(b[0] - a[13])
+        period.append(b[0] - a[0])
+    if not period:
+        continue
+    print(f"consumer {c}: " + ", ".join(f"{nm} {statistics.median(p):.0f}" for nm, p in zip(names, ph)) +
+          f"; tile period {statistics.median(period):.0f}")
+    t0 = rows[0][0]
+    for t in range(min(3, len(rows))):
+        print(f"  tile {t}: " + " ".join(f"{rows[t][k] - t0}" for k in range(stamps)))
+prod = [[at(2, t, k) for k in range(4)] for t in range(n[2])]
+if len(prod) > 2:
+    t0 = at(0, 0, 0)
+    print("producer: Q issue " + f"{statistics.median([p[1] - p[0] for p in prod[1:]]):.0f}" +
+          ", o_free wait " + f"{statistics.median([p[3] - p[2] for p in prod[1:]]):.0f}")
+    for t in range(1, min(4, len(prod))):
+        print(f"  tile {t}: begin {prod[t][0] - t0}, o_free wait {prod[t][2] - t0} -> {prod[t][3] - t0}")
+blocks = -(-s // bn)
+print(f"blocks a full tile {blocks}; tensor cycles a block (both consumers) "
+      f"{2 * 2 * 2 * 64 * bn * d / 4096:.0f}, a full tile {blocks * 2 * 2 * 2 * 64 * bn * d / 4096:.0f}")
