@@ -21,7 +21,8 @@
 // consumers (192-row tiles, turn passed round three named
 // barriers) except on causal inputs of up to 2048 keys. A finished tile's O
 // is packed into shared memory (its own buffer, or over the V ring where no
-// room is left) and written by a TMA store, which the consumers do not wait for.
+// room is left) and written by a TMA store, which the consumers do not wait
+// for (over the V ring, the producer issues it).
 //
 // Without a mask a work unit is one query tile; with the causal mask it is
 // the pair of query tiles j and M-1-j of one (batch, head), equal in cost, so
@@ -134,10 +135,14 @@ struct TileConfig {
   static constexpr int kChunks = D / 64;  // 128-byte-wide column chunks
   // O leaves through shared memory and TMA stores: in a buffer of its own
   // where one fits, else over the V ring, once every consumer's last P V has
-  // read it; the next tile's first V waits for the store to read it (one more
-  // barrier, o_free), its Q and first K do not. At d = 256 this measured 1.8%
-  // faster than staging O in the Q buffer (3-5% causal s <= 1024), since the
-  // next tile's Q no longer waits for the store (H100, s25 run 1).
+  // read it; the next tile's first V waits for the store to read it, its Q
+  // and first K do not. At d = 256 this measured 1.8% faster than staging O in
+  // the Q buffer (3-5% causal s <= 1024), since the next tile's Q no longer
+  // waits for the store (H100, s25 run 1). There the producer issues the store
+  // once the consumers have written O (one more barrier, o_full) and waits for
+  // its read, so that the consumers go on to the next tile: 0.9% faster at
+  // d = 256 than the consumers storing O and waiting for the read themselves,
+  // 3000 and 1800 cycles of a 26000-cycle tile at s = 512 (H100, s26 calls 6, 7).
   static constexpr bool kOwnOBuffer = 1024 + (kQStages + 1) * kQBytes + 2 * kStages * kKvBytes +
                                           8 * (2 * kQStages + 4 * kStages) <=
                                       kMaxSmem;
@@ -911,7 +916,7 @@ struct SmemMap {
   uint32_t q, k, v;  // Q buffers, then the K and V halves of the ring
   uint32_t o;        // O staging buffer: its own, or the V ring's first bytes
   uint32_t q_full, q_empty, k_full, v_full, k_empty, v_empty;  // one mbarrier per stage
-  uint32_t o_free;  // O staged over the V ring: its store has read it
+  uint32_t o_full;  // O staged over the V ring: written, for the producer to store
 
   __device__ __forceinline__ explicit SmemMap(const uint8_t* raw) {
     q = (SmemAddr(raw) + 1023u) & ~1023u;
@@ -924,7 +929,7 @@ struct SmemMap {
     v_full = k_full + 8 * Cfg::kStages;
     k_empty = v_full + 8 * Cfg::kStages;
     v_empty = k_empty + 8 * Cfg::kStages;
-    o_free = v_empty + 8 * Cfg::kStages;
+    o_full = v_empty + 8 * Cfg::kStages;
   }
 
   // By thread 0 before the CTA's first __syncthreads. A full barrier
@@ -941,7 +946,7 @@ struct SmemMap {
       MbarInit(k_empty + 8 * s, consumer_warps);
       MbarInit(v_empty + 8 * s, consumer_warps);
     }
-    if (!Cfg::kOwnOBuffer) MbarInit(o_free, consumer_warps);
+    if (!Cfg::kOwnOBuffer) MbarInit(o_full, consumer_warps);
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
 };
@@ -956,11 +961,14 @@ struct SmemMap {
 // than after its last, so it is not queued behind this tile's K/V. Its buffer is the previous
 // tile's, which the consumers release after that tile's last S product,
 // without waiting for anything of this tile, so the wait cannot deadlock.
+// Where O is staged over the V ring, it also stores each tile's O and waits
+// for the store to read it before the next tile's first V goes there.
 // It walks the CTA's TileWalk, as the consumers do.
 template <class Cfg, bool kEarlyQ, bool kKAhead, Walk kWalk>
 __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtensorMap* tmap_q,
                                             const CUtensorMap* tmap_k, const CUtensorMap* tmap_v,
-                                            const FwdParams& p, const WalkArgs<kWalk>& wa) {
+                                            const CUtensorMap* tmap_o, const FwdParams& p,
+                                            const WalkArgs<kWalk>& wa) {
   constexpr int kStages = Cfg::kStages;
   constexpr int kQStages = Cfg::kQStages;
   static_assert(!kEarlyQ || kQStages == 2, "an early Q needs a second Q buffer");
@@ -994,9 +1002,23 @@ __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtens
   };
   int tiles = 0;             // tiles begun
   bool v_after_o = false;    // this tile's first V waits for the last tile's O store
+  TileCoord last_tc{};       // the tile before this one, whose O goes out during it
+  // O staged over the V ring: the store of the walk's tile `tile`, once the
+  // consumers have written it (o_full).
+  auto store_o = [&](int tile, const TileCoord& tc) {
+    MbarWait(sm.o_full, tile & 1);
+    for (int c = 0; c < Cfg::kRows / 64; ++c) {
+      for (int ch = 0; ch < Cfg::kChunks; ++ch) {
+        TmaStore4dIf(true, tmap_o, sm.o + c * 64 * kSwizzleBytes + ch * Cfg::kRows * kSwizzleBytes,
+                     ch * 64, tc.head, tc.m_tile * Cfg::kRows + c * 64, tc.batch);
+      }
+    }
+    BulkCommitIf(true);
+  };
   auto load_v = [&](int i, const TileCoord& tc, int n) {
     if (!Cfg::kOwnOBuffer && v_after_o) {
-      MbarWait(sm.o_free, (tiles - 2) & 1);
+      store_o(tiles - 2, last_tc);
+      BulkWaitReadIf(true);
       v_after_o = false;
     }
     load_block(tmap_v, sm.v, sm.v_full, sm.v_empty, i, tc, n);
@@ -1027,6 +1049,11 @@ __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtens
       }
     }
     if (kKAhead) load_v(kv_iter - 1, t.tc, t.n_blocks - t.it_end);  // the tile's last block
+    last_tc = t.tc;
+  }
+  if (!Cfg::kOwnOBuffer && tiles > 0) {
+    store_o(tiles - 1, last_tc);
+    BulkWait();
   }
 }
 
@@ -1235,7 +1262,8 @@ __device__ __forceinline__ void VoteOnSums(const float (&s_acc)[kBlockN / 2], co
 // 128 x 128 tile on the H200, 17% of a tile at s = 512: each warp store
 // wrote 16 bytes in each of 8 rows. Then the LSE, with plain stores.
 // Where O goes out over the V ring, every consumer's last P V must have read
-// V first, and o_free tells the producer when the store has read it.
+// V first, and the producer stores it (RunProducer) once o_full says it is
+// written.
 template <class Cfg, bool kBf16>
 __device__ __forceinline__ void StoreTile(const float (&o_acc)[Cfg::kD / 2],
                                           const float (&row_max)[2], const float (&row_sum)[2],
@@ -1277,17 +1305,18 @@ __device__ __forceinline__ void StoreTile(const float (&o_acc)[Cfg::kD / 2],
     }
   }
   FenceProxyAsync();
-  ConsumerSync(cl.consumer);
+  if constexpr (Cfg::kOwnOBuffer) {
+    ConsumerSync(cl.consumer);
 #pragma unroll
-  for (int c = 0; c < Cfg::kChunks; ++c) {
-    TmaStore4dIf(issuer, tmap_o, stage + c * Cfg::kRows * kSwizzleBytes, c * 64, tc.head,
-                 m0 + cl.consumer * 64, tc.batch);
-  }
-  BulkCommitIf(issuer);
-  if (!Cfg::kOwnOBuffer) {
-    // The issuer arrives after its wait; the barrier needs every warp.
-    BulkWaitReadIf(issuer);
-    MbarArriveIf(sm.o_free, cl.lane == 0);
+    for (int c = 0; c < Cfg::kChunks; ++c) {
+      TmaStore4dIf(issuer, tmap_o, stage + c * Cfg::kRows * kSwizzleBytes, c * 64, tc.head,
+                   m0 + cl.consumer * 64, tc.batch);
+    }
+    BulkCommitIf(issuer);
+  } else {
+    // The producer stores it (RunProducer's store_o).
+    __syncwarp();
+    MbarArriveIf(sm.o_full, cl.lane == 0);
   }
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
@@ -1532,7 +1561,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   if (warpgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n" ::: "memory");
     if (threadIdx.x == 0) {
-      RunProducer<Cfg, kEarlyQ, kKAhead, kWalk>(sm, &tmap_q, &tmap_k, &tmap_v, p, wa);
+      RunProducer<Cfg, kEarlyQ, kKAhead, kWalk>(sm, &tmap_q, &tmap_k, &tmap_v, &tmap_o, p, wa);
       // A launch that is a programmatic dependent (the tail, a list launch
       // after another) completes after the one before, so that the stream's
       // next work waits for them all.

@@ -6,6 +6,8 @@
 #                 --scenarios all and the bench with fa3 and cudnn, through the bundle) into
 #                 /tmp/fig and brings back its verify and bench reports and results.tgz: a call
 #                 returns at most 8 files. NODE_SECONDS (default 420) bounds the node run;
+#   verify_only   s15_run3.sh's verify --scenarios all alone, through the bundle (NODE_SECONDS
+#                 default 200), into $OUT;
 #   ncu1 K D C S  from the lab folder (after lab.sh): ncu on every launch of one.py's fourth call
 #                 of K ($L/sm90_V.so or fa3) at head dim D, causal C, length S, into $OUT/ncu.txt:
 #                 time, clock, tensor and XU pipes, issue, instructions, L2, warp cycles per
@@ -23,6 +25,12 @@ figure() {
   mkdir -p /tmp/fig && cd "$CALL_ROOT" &&
     OUT=/tmp/fig NODE_SECONDS=${NODE_SECONDS:-420} bash docs/kernels/sm90_lab/s15_run3.sh
   cp /tmp/fig/02-verify.txt /tmp/fig/03-bench.txt /tmp/fig/results.tgz "$OUT"/
+}
+
+verify_only() {
+  mkdir -p /tmp/fig && cd "$CALL_ROOT" &&
+    OUT=/tmp/fig VERIFY_ONLY=1 NODE_SECONDS=${NODE_SECONDS:-200} bash docs/kernels/sm90_lab/s15_run3.sh
+  cp /tmp/fig/02-verify.txt /tmp/fig/results.tgz "$OUT"/
 }
 
 ncu1() {

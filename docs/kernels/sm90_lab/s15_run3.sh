@@ -13,10 +13,10 @@ B=/tmp/b/kseek-bundle
 mkdir -p $B/share/wheels && cp .whl/fa3*.whl .whl2/*.whl $B/share/wheels/
 cp ${1:-.lab12/sm90.cu} $B/share/kernels/attention_fwd/sm90.cu
 R=/tmp/r; rm -rf $R; mkdir -p $R
-(cd $B && OUT_DIR=$R timeout ${NODE_SECONDS:-560} ./gpu_node_run.sh "workers" \
-  "verify kernels/attention_fwd/sm90.cu --problem attention_fwd --arch sm_90a --scenarios all" \
-  "bench kernels/attention_fwd/sm90.cu --problem attention_fwd --arch sm_90a --scenarios perf --baseline fa3,cudnn --max-seconds 1 --rounds 2") \
-  > $R/node.txt 2>&1
+# VERIFY_ONLY=1 runs the verify alone.
+steps=("workers" "verify kernels/attention_fwd/sm90.cu --problem attention_fwd --arch sm_90a --scenarios all")
+[ -z "$VERIFY_ONLY" ] && steps+=("bench kernels/attention_fwd/sm90.cu --problem attention_fwd --arch sm_90a --scenarios perf --baseline fa3,cudnn --max-seconds 1 --rounds 2")
+(cd $B && OUT_DIR=$R timeout ${NODE_SECONDS:-560} ./gpu_node_run.sh "${steps[@]}") > $R/node.txt 2>&1
 grep -E '^\$|passed|geometric|baselines:|exit' $R/node.txt
 cp $R/0*.txt $OUT/ 2>/dev/null; ls $R
 tar -C $R -czf $OUT/results.tgz .
