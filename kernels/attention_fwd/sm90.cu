@@ -1284,7 +1284,8 @@ __device__ __forceinline__ void StoreTile(const float (&o_acc)[Cfg::kD / 2],
   const bool issuer = threadIdx.x % 128 == 0;
   const uint32_t stage = sm.o + cl.consumer * 64 * kSwizzleBytes;
   // The buffer is free once the previous tile's store has read it (own
-  // buffer), or once every consumer is past its last P V (V ring).
+  // buffer), or once every consumer is past its last P V (V ring: the
+  // previous tile's store read it before this tile's first V came in).
   if (Cfg::kOwnOBuffer) {
     BulkWaitReadIf(issuer);
     ConsumerSync(cl.consumer);
