@@ -1,4 +1,4 @@
-"""Tile timeline of CTA 0 from a lab build with the s26 tile trace (s26_tt.patch):
+"""Tile timeline of CTA 0 from a lab build with a tile trace (s26_tt.patch, s27_tt.patch):
 python3 tt.py SO D CAUSAL S. Runs the kernel three times and once more (one.py), then reads
 the clock64 stamps of the last launch: per tile, consumer warp 0 of each consumer warpgroup at
   0 tile begin, 1 Q ready, 2 first K ready, 3 turn taken, 4 first S issued, 5 first S done,
@@ -6,7 +6,10 @@ the clock64 stamps of the last launch: per tile, consumer warp 0 of each consume
   10 O staging free (barrier), 11 O written and its store issued, 12 store read (O over V:
   o_free arrived), 13 tile end (LSE stored);
 and the producer at 0 tile begin, 1 its Q issued, 2 before and 3 after its wait for o_free
-(then the tile's first V goes out). Prints, per consumer, the median cycles of each phase over
+(then the tile's first V goes out). s27_tt.patch, on the file where the producer stores O
+staged over the V ring (s26 po): 11 is O written and fenced, 12 o_full arrived (own O buffer:
+the store issued); the producer's 3 is after its wait for o_full and the store's issue, and 4
+after the store's read (then the tile's first V goes out). Prints, per consumer, the median cycles of each phase over
 the tiles after the first, the tile period, and the tensor cycles a tile needs at 4096 FLOP a
 cycle (both consumers), and the producer's o_free wait."""
 import ctypes, statistics, sys
@@ -41,8 +44,11 @@ for c in range(2):
 prod = [[at(2, t, k) for k in range(4)] for t in range(n[2])]
 if len(prod) > 2:
     t0 = at(0, 0, 0)
+    read = [at(2, t, 4) - p[3] for t, p in enumerate(prod) if t > 0 and at(2, t, 4)]
     print("producer: Q issue " + f"{statistics.median([p[1] - p[0] for p in prod[1:]]):.0f}" +
-          ", o_free wait " + f"{statistics.median([p[3] - p[2] for p in prod[1:]]):.0f}")
+          ", o_free (s27: o_full) wait " +
+          f"{statistics.median([p[3] - p[2] for p in prod[1:]]):.0f}" +
+          (f", store read {statistics.median(read):.0f}" if read else ""))
     for t in range(1, min(4, len(prod))):
         print(f"  tile {t}: begin {prod[t][0] - t0}, o_free wait {prod[t][2] - t0} -> {prod[t][3] - t0}")
 blocks = -(-s // bn)
