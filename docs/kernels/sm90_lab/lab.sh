@@ -2,6 +2,8 @@
 # lab folder (.lab13): installs the FA3 wheel found there (or in WHEELS) into /tmp/site, moves to this folder and
 # sets L, the lab folder as seen from here. Then, for the script:
 #   check V...   the harness's checks of $L/sm90_V.so, into $OUT/check-V.txt, a line each;
+#   passed V...  those of V whose checks all passed (to time only those: a variant that hangs
+#                would eat the call's time);
 #   bench "V..." D...  each D twice (pass 1, then 2), bf16: $L/sm90_V.so for each V, interleaved with
 #                FA3 in one process, into $OUT/bench-dD-PASS.txt;
 #   bench1 PASS D V...  one such pass at one D;
@@ -20,6 +22,11 @@ check() {
     timeout 60 python3 harness.py $L/sm90_$v.so --check > $OUT/check-$v.txt 2>&1
     echo "$v: $(grep -E 'BAD|CHECK' $OUT/check-$v.txt | tail -2)"
   done
+}
+
+passed() {
+  local v
+  for v in "$@"; do grep -q 'CHECK: \([0-9]*\)/\1 passed' $OUT/check-$v.txt && echo $v; done
 }
 
 bench1() {
