@@ -143,11 +143,11 @@ struct TileConfig {
   // its read, so that the consumers go on to the next tile: 0.9% faster at
   // d = 256 than the consumers storing O and waiting for the read themselves,
   // 3000 and 1800 cycles of a 26000-cycle tile at s = 512 (H100, s26 calls 6, 7).
-  static constexpr bool kOwnOBuffer = 1024 + (kQStages + 1) * kQBytes + 2 * kStages * kKvBytes +
-                                          8 * (2 * kQStages + 4 * kStages) <=
-                                      kMaxSmem;
+  static constexpr int kRingBarrierBytes = 8 * (2 * kQStages + 4 * kStages);  // full and empty
+  static constexpr bool kOwnOBuffer =
+      1024 + (kQStages + 1) * kQBytes + 2 * kStages * kKvBytes + kRingBarrierBytes <= kMaxSmem;
   static_assert(kOwnOBuffer || kStages * kKvBytes >= kQBytes, "O does not fit over the V ring");
-  static constexpr int kBarrierBytes = 8 * (2 * kQStages + 4 * kStages + (kOwnOBuffer ? 0 : 1));
+  static constexpr int kBarrierBytes = kRingBarrierBytes + (kOwnOBuffer ? 0 : 8);  // and o_full
   static constexpr int kSmemBytes = 1024 + (kQStages + (kOwnOBuffer ? 1 : 0)) * kQBytes +
                                     2 * kStages * kKvBytes + kBarrierBytes;
   static_assert(kSmemBytes <= kMaxSmem, "tile does not fit in shared memory");
@@ -951,6 +951,19 @@ struct SmemMap {
   }
 };
 
+// The TMA stores of one consumer's 64 rows of O, staged at `stage` (its
+// 64-column chunks kRows rows apart), from query row row0, by the threads whose
+// `pred` is set; the caller commits them.
+template <class Cfg>
+__device__ __forceinline__ void StoreORowsIf(bool pred, const CUtensorMap* tmap_o, uint32_t stage,
+                                             const TileCoord& tc, int row0) {
+#pragma unroll
+  for (int ch = 0; ch < Cfg::kChunks; ++ch) {
+    TmaStore4dIf(pred, tmap_o, stage + ch * Cfg::kRows * kSwizzleBytes, ch * 64, tc.head, row0,
+                 tc.batch);
+  }
+}
+
 // The producer: one thread walks the same tiles as the consumers and keeps
 // the Q buffers and the K and V rings full, blocks in the consumers' order
 // (highest keys first). With kKAhead, K of block i + 1 goes out before V of
@@ -1008,10 +1021,8 @@ __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtens
   auto store_o = [&](int tile, const TileCoord& tc) {
     MbarWait(sm.o_full, tile & 1);
     for (int c = 0; c < Cfg::kRows / 64; ++c) {
-      for (int ch = 0; ch < Cfg::kChunks; ++ch) {
-        TmaStore4dIf(true, tmap_o, sm.o + c * 64 * kSwizzleBytes + ch * Cfg::kRows * kSwizzleBytes,
-                     ch * 64, tc.head, tc.m_tile * Cfg::kRows + c * 64, tc.batch);
-      }
+      StoreORowsIf<Cfg>(true, tmap_o, sm.o + c * 64 * kSwizzleBytes, tc,
+                        tc.m_tile * Cfg::kRows + c * 64);
     }
     BulkCommitIf(true);
   };
@@ -1308,11 +1319,7 @@ __device__ __forceinline__ void StoreTile(const float (&o_acc)[Cfg::kD / 2],
   FenceProxyAsync();
   if constexpr (Cfg::kOwnOBuffer) {
     ConsumerSync(cl.consumer);
-#pragma unroll
-    for (int c = 0; c < Cfg::kChunks; ++c) {
-      TmaStore4dIf(issuer, tmap_o, stage + c * Cfg::kRows * kSwizzleBytes, c * 64, tc.head,
-                   m0 + cl.consumer * 64, tc.batch);
-    }
+    StoreORowsIf<Cfg>(issuer, tmap_o, stage, tc, m0 + cl.consumer * 64);
     BulkCommitIf(issuer);
   } else {
     // The producer stores it (RunProducer's store_o).
