@@ -6,8 +6,8 @@
 #                 --scenarios all and the bench with fa3 and cudnn, through the bundle) into
 #                 /tmp/fig and brings back its verify and bench reports and results.tgz: a call
 #                 returns at most 8 files. NODE_SECONDS (default 420) bounds the node run;
-#   verify_only   s15_run3.sh's verify --scenarios all alone, through the bundle (NODE_SECONDS
-#                 default 200), into $OUT;
+#   verify_only   figure with s15_run3.sh's verify --scenarios all alone (VERIFY_ONLY=1,
+#                 NODE_SECONDS default 200);
 #   ncu1 K D C S  from the lab folder (after lab.sh): ncu on every launch of one.py's fourth call
 #                 of K ($L/sm90_V.so or fa3) at head dim D, causal C, length S, into $OUT/ncu.txt:
 #                 time, clock, tensor and XU pipes, issue, instructions, L2, warp cycles per
@@ -24,13 +24,12 @@ figure() {
   (cd "$OUT" && ls | grep -v -e '^lab.tgz$' | tar -czf lab.tgz -T - && ls | grep -v '^lab.tgz$' | xargs rm -f)
   mkdir -p /tmp/fig && cd "$CALL_ROOT" &&
     OUT=/tmp/fig NODE_SECONDS=${NODE_SECONDS:-420} bash docs/kernels/sm90_lab/s15_run3.sh
-  cp /tmp/fig/02-verify.txt /tmp/fig/03-bench.txt /tmp/fig/results.tgz "$OUT"/
+  cp /tmp/fig/02-verify.txt /tmp/fig/results.tgz "$OUT"/
+  if [ -z "$VERIFY_ONLY" ]; then cp /tmp/fig/03-bench.txt "$OUT"/; fi
 }
 
 verify_only() {
-  mkdir -p /tmp/fig && cd "$CALL_ROOT" &&
-    OUT=/tmp/fig VERIFY_ONLY=1 NODE_SECONDS=${NODE_SECONDS:-200} bash docs/kernels/sm90_lab/s15_run3.sh
-  cp /tmp/fig/02-verify.txt /tmp/fig/results.tgz "$OUT"/
+  VERIFY_ONLY=1 NODE_SECONDS=${NODE_SECONDS:-200} figure
 }
 
 ncu1() {
