@@ -28,7 +28,7 @@ for shape in "256 0 512" "256 0 1024" "256 1 1024"; do
 done
 grep -v '^  tile' $OUT/tt.txt
 check p64 p64s ds pqs
-ok=$(passed p64 p64s)
+ok=$(passed p64 p64s pqs)
 ok256=$(passed ds pqs)
 [ -n "$ok256" ] && room 40 && bench1 1 256 head $ok256
 [ -n "$ok256" ] && room 60 && bench1 2 256 $(echo $ok256 | tr ' ' '\n' | tac) head
