@@ -1,0 +1,27 @@
+# Twenty-fourth session, call 4 (`carry: [".whlx", ".lab38/so.tar.xz"]`, timeout_s 300). .lab38
+# is built here by `bash docs/kernels/sm90_lab/build.sh .lab38 docs/kernels/sm90_lab/s28_dsf.patch
+# docs/kernels/sm90_lab/s28_dso.patch` on the file with p64 adopted. Call 3's probe (ds: odd CTAs
+# 12000 cycles late) cut CTA 0's tile period at d = 256 s = 1024 from 41585 to 39218 cycles (its
+# Q wait from 3640 to 152): the tiles' starts are DRAM bursts of every CTA at once. Its delay
+# costs the makespan as much; these delay CTAs that cost it less or nothing:
+#   dsf  round-robin walk: the CTAs with a round fewer of units start their loads about half a
+#        tile late (first tile's blocks x kBlockN x D / 11 cycles), free of cost while tiles
+#        are equal;
+#   dso  every odd CTA a quarter tile late (x D / 22).
+source docs/kernels/sm90_lab/call.sh && wheels || exit 1
+mkdir -p .lab38x && tar -C .lab38x -xJf .lab38/so.tar.xz || exit 1
+BUDGET=${LAB_BUDGET:-270}
+WHEELS=.whl LAB=.lab38x source docs/kernels/sm90_lab/lab.sh > /dev/null || exit 1
+nvidia-smi --query-gpu=name --format=csv,noheader
+check dsf dso
+ok=$(passed dsf dso)
+echo "timed: head $ok"
+if [ -n "$ok" ]; then
+  room 40 && bench1 1 256 head $ok
+  room 40 && bench1 2 256 $(echo $ok | tr ' ' '\n' | tac) head
+  room 30 && bench1 1 128 head $ok
+  room 30 && bench1 2 128 $(echo $ok | tr ' ' '\n' | tac) head
+  room 25 && bench1 1 64 head $ok
+fi
+room 0
+summary $(cd $OUT && ls bench-*.txt | sed 's/^bench-//; s/\.txt$//')
