@@ -7,6 +7,8 @@
 #   bench "V..." D...  each D twice (pass 1, then 2), bf16: $L/sm90_V.so for each V, interleaved with
 #                FA3 in one process, into $OUT/bench-dD-PASS.txt;
 #   bench1 PASS D V...  one such pass at one D;
+#   bench2 D S V...  both passes at D, head first and then V in reverse order ahead of head,
+#                each while room S is left;
 #   room S       prints ELAPSED (seconds since lab.sh was sourced) and succeeds while BUDGET (default
 #                580) leaves at least S seconds, for a call's steps in order of what they decide;
 #   summary F... each $OUT/bench-F.txt over FA3, by region (cmp.py).
@@ -35,6 +37,13 @@ bench1() {
   for v in "$@"; do so+=("$L/sm90_$v.so"); done
   timeout 120 python3 harness.py "${so[@]}" --bench --fa3 --only-d $d --only-dtype bf16 \
     --reps 10 > $OUT/bench-d$d-$pass.txt 2>&1
+}
+
+bench2() {
+  local d=$1 need=$2
+  shift 2
+  room $need && bench1 1 $d head "$@"
+  room $need && bench1 2 $d $(printf '%s\n' "$@" | tac) head
 }
 
 bench() {

@@ -25,10 +25,8 @@ check dsf dsf16 dsf7 dso xt
 ok=$(passed dsf dsf16 dsf7 dso xt)
 echo "timed: head $ok"
 if [ -n "$ok" ]; then
-  room 40 && bench1 1 256 head $ok
-  room 40 && bench1 2 256 $(echo $ok | tr ' ' '\n' | tac) head
-  room 30 && bench1 1 128 head $ok
-  room 30 && bench1 2 128 $(echo $ok | tr ' ' '\n' | tac) head
+  bench2 256 40 $ok
+  bench2 128 30 $ok
   room 25 && bench1 1 64 head $ok
 fi
 room 0
