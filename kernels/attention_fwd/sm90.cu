@@ -966,6 +966,33 @@ __device__ __forceinline__ void StoreORowsIf(bool pred, const CUtensorMap* tmap_
   }
 }
 
+// Staggered start (round-robin walk). Every CTA's tiles are the same length
+// wherever all have whole rounds, so all change tiles at once, and each
+// change is one DRAM burst of every CTA's Q and first K/V (a tile trace at
+// d = 256, s = 1024: the first S waited 1300-3600 cycles for Q). The CTAs
+// with a round fewer of units (blockIdx.x >= whole_units % gridDim.x) would
+// finish a tile early and wait anyway; they start about half a tile late
+// instead (their first tile's blocks x kBlockN x D / 11 cycles, from the
+// measured tile period), so their changes fall between the others'. Lab
+// s28 (H100, against FA3 in one process, two passes): d = 256 +1.3% and
+// +1.0%, d = 128 +0.4%, d = 64 +0.2%; a quarter tile on every odd CTA
+// instead (which lengthens the makespan) lost 0.1-1%.
+template <class Cfg, Walk kWalk>
+__device__ __forceinline__ void StaggerStart(const FwdParams& p,
+                                             TileWalk<Cfg::kBlockN, Cfg::kRows, kWalk> walk) {
+  if constexpr (kWalk == Walk::kUnits) {
+    const int ctas_one_more = p.whole_units % static_cast<int>(gridDim.x);
+    if (ctas_one_more == 0 || static_cast<int>(blockIdx.x) < ctas_one_more) return;
+    WorkTile first;
+    if (!walk.Next(&first)) return;
+    const long long wait = static_cast<long long>(first.it_end - first.it_begin) *
+                           (Cfg::kBlockN * Cfg::kD / 11);
+    const long long t0 = clock64();
+    while (clock64() - t0 < wait) {
+    }
+  }
+}
+
 // The producer: one thread walks the same tiles as the consumers and keeps
 // the Q buffers and the K and V rings full, blocks in the consumers' order
 // (highest keys first). With kKAhead, K of block i + 1 goes out before V of
@@ -978,7 +1005,7 @@ __device__ __forceinline__ void StoreORowsIf(bool pred, const CUtensorMap* tmap_
 // without waiting for anything of this tile, so the wait cannot deadlock.
 // Where O is staged over the V ring, it also stores each tile's O and waits
 // for the store to read it before the next tile's first V goes there.
-// It walks the CTA's TileWalk, as the consumers do.
+// It walks the CTA's TileWalk, as the consumers do, after StaggerStart.
 template <class Cfg, bool kEarlyQ, bool kKAhead, Walk kWalk>
 __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtensorMap* tmap_q,
                                             const CUtensorMap* tmap_k, const CUtensorMap* tmap_v,
@@ -1037,6 +1064,7 @@ __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtens
     load_block(tmap_v, sm.v, sm.v_full, sm.v_empty, i, tc, n);
   };
   TileWalk<Cfg::kBlockN, Cfg::kRows, kWalk> walk(p, wa);
+  StaggerStart<Cfg>(p, walk);
   WorkTile t;
   bool q_loaded = false;  // this tile's Q went out early, during the previous tile
   while (walk.Next(&t)) {
