@@ -1,5 +1,5 @@
-# Twenty-fifth session, call 4 (`carry: [".whlx", ".lab40/so.tar.xz"]`, timeout_s 300). .lab40 by
-# `bash docs/kernels/sm90_lab/build.sh .lab40 docs/kernels/sm90_lab/s30_{p256,p256n,p128,p64c}.patch`
+# Built in the twenty-fifth session for its call 4, not run there (five calls got no machine); the next session's first call
+# (`carry: [".whlx", ".lab40/so.tar.xz"]`, timeout_s 300). .lab40 by `bash docs/kernels/sm90_lab/build.sh .lab40 docs/kernels/sm90_lab/s30_{p256,p256n,p128,p64c}.patch`
 # on the committed file (dsf). dsf made round-robin faster where CTAs have unequal rounds
 # (d = 256 causal s = 2048, round-robin: 1.004 -> 1.024 over FA3, call 1); does it now beat the
 # pool on the causal inputs that take the pool (MinPoolKeys)?
