@@ -977,6 +977,7 @@ __device__ __forceinline__ void StoreORowsIf(bool pred, const CUtensorMap* tmap_
 // s28 (H100, against FA3 in one process, two passes): d = 256 +1.3% and
 // +1.0%, d = 128 +0.4%, d = 64 +0.2%; a quarter tile on every odd CTA
 // instead (which lengthens the makespan) lost 0.1-1%.
+// `walk` is a copy: looking at the first tile leaves the caller's walk where it is.
 template <class Cfg, Walk kWalk>
 __device__ __forceinline__ void StaggerStart(const FwdParams& p,
                                              TileWalk<Cfg::kBlockN, Cfg::kRows, kWalk> walk) {
