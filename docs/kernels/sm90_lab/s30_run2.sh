@@ -1,4 +1,4 @@
-# Built in the twenty-fifth session for its call 4, not run there (five calls got no machine); the next session's first call
+# Built in the twenty-fifth session for its call 4, not run there (no machine came); the next session's first call
 # (`carry: [".whlx", ".lab40/so.tar.xz"]`, timeout_s 300). .lab40 by `bash docs/kernels/sm90_lab/build.sh .lab40 docs/kernels/sm90_lab/s30_{p256,p256n,p128,p64c}.patch
 # docs/kernels/sm90_lab/s27_tt.patch`
 # on the committed file (dsf). dsf made round-robin faster where CTAs have unequal rounds
