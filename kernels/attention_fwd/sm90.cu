@@ -199,10 +199,11 @@ constexpr int kMaxCtas = 132;
 
 // The pool's threshold: causal inputs whose longest tile has at least this
 // many keys (0: never; d = 256's 80-key blocks run only without the mask).
-// d = 64 on two consumers (causal s = 2048) takes it as d = 128 does: 1.4%
-// faster there in two lab passes, the rest the same kernels (H100, s28 call 3).
-__host__ __device__ constexpr int MinPoolKeys(int d, int block_n, int consumers) {
-  return d == 64 ? (consumers == 3 ? 4096 : 2048) : (d == 128 ? 2048 : (block_n == 64 ? 4096 : 0));
+// d = 64 takes it from 2048 keys, as d = 128 does: causal s = 2048 on three
+// consumers with the pool ran 4.5% faster than on two with it, and 13% faster
+// than on three without it (H100, two lab passes, s32 call 1).
+__host__ __device__ constexpr int MinPoolKeys(int d, int block_n) {
+  return d <= 128 ? 2048 : (block_n == 64 ? 4096 : 0);
 }
 // Whole tiles per CTA in one launch's list (20 rounds of units, and in the
 // last launch the pool's at most kMaxCtaPoolTiles); a longer walk takes several launches,
@@ -2298,9 +2299,9 @@ int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
     return kErrLaunch;
   }
   const int grid = MinInt(sm_count, kMaxCtas);
-  if constexpr (MinPoolKeys(D, kBlockN, kConsumers) > 0) {
+  if constexpr (MinPoolKeys(D, kBlockN) > 0) {
     const int longest = KvBlocks<kBlockN, kRows>((params.num_m_tiles - 1) * kRows, params);
-    if (params.causal && longest * kBlockN >= MinPoolKeys(D, kBlockN, kConsumers)) {
+    if (params.causal && longest * kBlockN >= MinPoolKeys(D, kBlockN)) {
       bool dependent = false;  // each launch after the first depends on the one before
       return PoolLaunches<kBlockN, kRows>(
           grid, &params, [&](int ctas, const WalkArgs<Walk::kList>& list) {
@@ -2430,9 +2431,9 @@ extern "C" int attention_fwd(const KseekArgs* args, cudaStream_t stream) {
     // TMA (third session).
     if (d <= 64) {
       // Three consumer warpgroups (192-row tiles) win except causal at short
-      // lengths (up to 2048), where the taller tiles waste rows and unbalance
-      // the pairs.
-      if (params.causal && s_q <= 2048 && s_k <= 2048) {
+      // lengths (up to 1024), where the taller tiles waste rows and unbalance
+      // the pairs; from 2048 keys the pool balances them (MinPoolKeys).
+      if (params.causal && s_q <= 1024 && s_k <= 1024) {
         return bf16 ? LaunchFast<64, 128, true, 2>(args, params, stream)
                     : LaunchFast<64, 128, false, 2>(args, params, stream);
       }

@@ -68,7 +68,7 @@ def read_log(path):
     head = rows[0]
     col = {name: head.index(name) for name in head}
     units = next(r for r in rows[1:] if not r[col["ID"]].isdigit())
-    scale = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6,
+    scale = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3, "second": 1e6,
              "cycle/second": 1e-9, "hz": 1e-9, "cycle/usecond": 1e-3, "mhz": 1e-3,
              "cycle/nsecond": 1.0, "ghz": 1.0, "%": 1.0}
     metrics = ("gpu__time_duration.sum", "sm__cycles_elapsed.avg.per_second",

@@ -1,0 +1,22 @@
+# The twenty-sixth session's second lab call: `bash docs/kernels/sm90_lab/s32_run2.sh`, `carry:
+# [".whlx", ".lab42/so.tar.xz", ".lab12"]` (.lab42 by `bash docs/kernels/sm90_lab/build.sh .lab42
+# docs/kernels/sm90_lab/s32_{c3k,c3kp,p128k,p256k}.patch` on the file that adopted c3sp), timeout_s 590.
+#   c3k    d = 64 causal on two consumers only up to 512 (s = 1024 on three, round-robin);
+#   c3kp   and d = 64 takes the pool from 1024 keys;
+#   p128k  d = 128 takes the pool from 1024 keys (was 2048);
+#   p256k  d = 256 causal (64-key blocks) from 2048 keys (was 4096).
+# Then the committed file's figure through the bundle (.lab12/sm90.cu, which must be it).
+source docs/kernels/sm90_lab/call.sh && wheels || exit 1
+mkdir -p .lab42x && tar -C .lab42x -xJf .lab42/so.tar.xz || exit 1
+nvidia-smi --query-gpu=name --format=csv,noheader
+(
+  BUDGET=160 WHEELS=.whl LAB=.lab42x source docs/kernels/sm90_lab/lab.sh > /dev/null || exit 1
+  check c3k c3kp p128k p256k
+  ok64=$(passed c3k c3kp); ok128=$(passed p128k); ok256=$(passed p256k)
+  [ -n "$ok64" ] && bench2 64 25 $ok64
+  [ -n "$ok128" ] && bench2 128 25 $ok128
+  [ -n "$ok256" ] && bench2 256 25 $ok256
+  summary $(cd $OUT && ls bench-*.txt | sed 's/^bench-//; s/\.txt$//')
+)
+rm -f $OUT/check-*.txt  # their verdicts are in the output above; a call returns at most 8 files
+cmp .lab12/sm90.cu kernels/attention_fwd/sm90.cu && NODE_SECONDS=380 figure && tail -4 $OUT/03-bench.txt
