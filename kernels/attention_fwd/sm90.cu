@@ -201,7 +201,7 @@ constexpr int kMaxCtas = 132;
 // many keys (0: never; d = 256's 80-key blocks run only without the mask).
 // d = 64 takes it from 2048 keys, as d = 128 does: causal s = 2048 on three
 // consumers with the pool ran 4.5% faster than on two with it, and 13% faster
-// than on three without it (H100, two lab passes, s32 call 1).
+// than on three without it (H100, two lab passes, s32_run1.sh).
 __host__ __device__ constexpr int MinPoolKeys(int d, int block_n) {
   return d <= 128 ? 2048 : (block_n == 64 ? 4096 : 0);
 }

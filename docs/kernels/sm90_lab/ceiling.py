@@ -89,6 +89,8 @@ def summarize(groups, dims):
     """Per scenario: total time (us), time-weighted clock (GHz), time-weighted tensor %."""
     out = {}
     for key, launches in zip(scenarios(dims), groups):
+        if not launches:  # a marker with no launch after it: the run did not finish that scenario
+            continue
         t = sum(l[0] for l in launches)
         out[key] = (t, sum(l[0] * l[1] for l in launches) / t, sum(l[0] * l[2] for l in launches) / t)
     return out
@@ -101,8 +103,7 @@ def table(fa3_path, sm90_path, dims=(64, 128, 256)):
         if len(groups) != len(scenarios(dims)):
             print(f"{path}: {len(groups)} of {len(scenarios(dims))} scenarios profiled; the table "
                   "has those both runs have (a run cut short by its timeout loses its last)")
-        # A scenario's marker without launches after it is one the run did not finish.
-        runs.append(summarize([g for g in groups if g], dims))
+        runs.append(summarize(groups, dims))
     fa3, sm90 = runs
     share = {}
     for name, r in (("fa3", fa3), ("sm90", sm90)):
@@ -110,7 +111,7 @@ def table(fa3_path, sm90_path, dims=(64, 128, 256)):
             flops = 4 * (16384 // s) * (2048 // d) * s * s * d / (2 if c else 1)
             share[name, d, c, s] = flops / (FLOP_PER_CYCLE * SMS * clk * 1e9 * t * 1e-6)
     best = max(share.values())
-    best_d = {d: max(v for k, v in share.items() if k[1] == d) for d in dims if (d, 0, 512) in sm90}
+    best_d = {d: max(v for k, v in share.items() if k[1] == d) for d in dims if any(k[1] == d for k in share)}
     print(f"{'scenario':18} {'fa3 us':>8} {'GHz':>5} {'tens%':>5} {'peak%':>5} | {'sm90 us':>8} {'GHz':>5} "
           f"{'tens%':>5} {'peak%':>5} | {'sm90/fa3':>8} {'bound100':>8} {'boundbest':>9} {'boundd':>6}")
     cols = {"now": [], "b100": [], "bbest": [], "bd": []}

@@ -2,7 +2,8 @@
 # root, after call.sh's `wheels` (fa3-fwd in .whl), SO the built sm90.so to set against FA3. Each
 # run is `ncu --clock-control none` (the clocks as in a timed run) on every launch between the
 # script's profiler start and stop, into $OUT/ceiling-fa3.csv and $OUT/ceiling-sm90.csv (the
-# script's own output into $OUT/ceiling-run.txt); the table is printed last (`python3 ceiling.py table` reads the same two files here).
+# script's own output into $OUT/ceiling-run.txt); the table is printed last (`python3 ceiling.py
+# table` reads the same two files here).
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/fa3*.whl || exit 1
 export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
 so=$(realpath "$1") || exit 1
