@@ -34,21 +34,13 @@ def run(kernel, dims):
     import os
     import torch
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from harness import kernel_call
     for d, c, s in scenarios(dims):
         b, h = 16384 // s, 2048 // d
         torch.manual_seed(1)
         q = torch.randn(b, s, h, d, device="cuda", dtype=torch.bfloat16)
         k, v = torch.randn_like(q), torch.randn_like(q)
-        scale = 1.0 / math.sqrt(d)
-        if kernel == "fa3":
-            import fa3_fwd_interface
-            call = lambda: fa3_fwd_interface.flash_attn_func(q, k, v, softmax_scale=scale, causal=bool(c))
-        else:
-            from harness import Kernel
-            o, lse = torch.empty_like(q), torch.empty(b, h, s, device="cuda")
-            kern = Kernel(kernel)
-            args = kern.make_args(q, k, v, o, lse, scale, c)
-            call = lambda: kern(args)
+        call = kernel_call(kernel, q, k, v, c, 1.0 / math.sqrt(d))
         for _ in range(2):
             call()
         torch.cuda.synchronize()

@@ -185,6 +185,24 @@ def fa3_call(q, k, v, causal, scale):
 
 USE_FA3 = False
 
+def kernel_call(name, q, k, v, causal, scale):
+    """One call of NAME on [b, s, h, d] tensors, for the one-launch tools (one.py, ceiling.py):
+    `fa3` (fa3-fwd, installed), `cudnn` (cudnn_call) or the path of a built sm90.so, whose O
+    and LSE are allocated here and kept alive by the call."""
+    if name == "fa3":
+        import fa3_fwd_interface
+        return lambda: fa3_fwd_interface.flash_attn_func(q, k, v, softmax_scale=scale, causal=bool(causal))
+    if name == "cudnn":
+        return cudnn_call(q, k, v, causal, scale)
+    b, s, h, _ = q.shape
+    o, lse = torch.empty_like(q), torch.empty(b, h, s, device="cuda")
+    kern = Kernel(name)
+    args = kern.make_args(q, k, v, o, lse, scale, causal)
+    def call():
+        kern(args)
+        return o, lse
+    return call
+
 def lab_setup():
     """The command line of the small lab scripts (SO... [--reps N]), FA3 on: the kernels by name
     (file name less .so), the repetitions, and a buffer to flush the L2 with."""

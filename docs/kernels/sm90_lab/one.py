@@ -6,23 +6,13 @@
 # to warm up and once more.
 import sys, math, torch
 sys.path.insert(0, ".")
-from harness import Kernel, cudnn_call
+from harness import kernel_call
 so, d, causal, s = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 dt = torch.bfloat16 if (len(sys.argv) < 6 or sys.argv[5] == "bf16") else torch.float16
 b, h = 16384 // s, 2048 // d
 torch.manual_seed(1)
 q = torch.randn(b, s, h, d, device="cuda", dtype=dt); k = torch.randn_like(q); v = torch.randn_like(q)
-scale = 1.0 / math.sqrt(d)
-if so == "fa3":
-    import fa3_fwd_interface
-    call = lambda: fa3_fwd_interface.flash_attn_func(q, k, v, softmax_scale=scale, causal=bool(causal))
-elif so == "cudnn":
-    call = cudnn_call(q, k, v, causal, scale)
-else:
-    o = torch.empty_like(q); lse = torch.empty(b, h, s, device="cuda")
-    kern = Kernel(so)
-    args = kern.make_args(q, k, v, o, lse, scale, causal)
-    call = lambda: kern(args)
+call = kernel_call(so, q, k, v, causal, 1.0 / math.sqrt(d))
 import os
 for _ in range(3): call()
 torch.cuda.synchronize()
