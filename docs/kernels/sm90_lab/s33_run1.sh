@@ -1,0 +1,21 @@
+# The twenty-seventh session's first call: `bash docs/kernels/sm90_lab/s33_run1.sh`, `carry:
+# [".whlx", ".lab42/so.tar.xz", ".lab12"]` (.lab42 as for s32_run2.sh), timeout_s 560.
+# First the committed file's figure through the bundle (.lab12/sm90.cu, which must be it: c3sp);
+# then, in what is left (LAB_BUDGET seconds after the figure, default 170), the two pool thresholds
+# s32_run2.sh had no time for:
+#   p128k  d = 128 takes the pool from 1024 keys (was 2048);
+#   p256k  d = 256 causal (64-key blocks) from 2048 keys (was 4096).
+# The lab's files come back packed in lab2.tgz (a call returns at most 8 files).
+source docs/kernels/sm90_lab/call.sh && wheels || exit 1
+mkdir -p .lab42x && tar -C .lab42x -xJf .lab42/so.tar.xz || exit 1
+nvidia-smi --query-gpu=name --format=csv,noheader
+cmp .lab12/sm90.cu kernels/attention_fwd/sm90.cu && NODE_SECONDS=330 figure && tail -4 $OUT/03-bench.txt
+(
+  BUDGET=${LAB_BUDGET:-170} WHEELS=.whl LAB=.lab42x source docs/kernels/sm90_lab/lab.sh > /dev/null || exit 1
+  check p128k p256k
+  ok128=$(passed p128k); ok256=$(passed p256k)
+  [ -n "$ok128" ] && bench2 128 25 $ok128
+  [ -n "$ok256" ] && bench2 256 25 $ok256
+  summary $(cd $OUT && ls bench-*.txt | sed 's/^bench-//; s/\.txt$//')
+)
+(cd $OUT && ls | grep -e '^check-' -e '^bench-' | tar -czf lab2.tgz -T - && ls | grep -e '^check-' -e '^bench-' | xargs rm -f)
