@@ -175,13 +175,18 @@ def cudnn_call(q, k, v, causal, scale):
             return F.scaled_dot_product_attention(qt, kt, vt, is_causal=bool(causal), scale=scale)
     return cudnn
 
-def fa3_call(q, k, v, causal, scale):
-    """FlashAttention-3's forward on the same [b, s, h, d] tensors (its own
-    layout); None where fa3-fwd is not installed or has no kernel (fp16)."""
-    if not USE_FA3 or q.dtype != torch.bfloat16:
-        return None
+def fa3_fwd(q, k, v, causal, scale):
+    """A call of FlashAttention-3's forward (fa3-fwd, installed) on [b, s, h, d] tensors, its own
+    layout."""
     import fa3_fwd_interface
     return lambda: fa3_fwd_interface.flash_attn_func(q, k, v, softmax_scale=scale, causal=bool(causal))
+
+def fa3_call(q, k, v, causal, scale):
+    """fa3_fwd where the lab runs FA3 (USE_FA3) and it has a kernel for the dtype (bf16 only);
+    None otherwise."""
+    if not USE_FA3 or q.dtype != torch.bfloat16:
+        return None
+    return fa3_fwd(q, k, v, causal, scale)
 
 USE_FA3 = False
 
@@ -190,8 +195,7 @@ def kernel_call(name, q, k, v, causal, scale):
     `fa3` (fa3-fwd, installed), `cudnn` (cudnn_call) or the path of a built sm90.so, whose O
     and LSE are allocated here and kept alive by the call."""
     if name == "fa3":
-        import fa3_fwd_interface
-        return lambda: fa3_fwd_interface.flash_attn_func(q, k, v, softmax_scale=scale, causal=bool(causal))
+        return fa3_fwd(q, k, v, causal, scale)
     if name == "cudnn":
         return cudnn_call(q, k, v, causal, scale)
     b, s, h, _ = q.shape
