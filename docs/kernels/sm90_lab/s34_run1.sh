@@ -5,7 +5,8 @@
 # 12 scenarios in both passes (the better of the two by its worse pass), that file's figure
 # through the bundle (verify --scenarios all, the perf bench against FA3 and cuDNN), so that a
 # winner's figure needs no second machine start. .lab46 by `bash docs/kernels/sm90_lab/build.sh
-# .lab46 docs/kernels/sm90_lab/s33_sv.patch docs/kernels/sm90_lab/s33_sv72.patch`.
+# .lab46 docs/kernels/sm90_lab/s33_sv.patch docs/kernels/sm90_lab/s33_sv72.patch`. With little
+# device time left, `VERIFY_ONLY=1 NODE_SECONDS=200 bash ...`: the winner's verify alone.
 source docs/kernels/sm90_lab/call.sh && wheels || exit 1
 mkdir -p .lab4x && tar -C .lab4x -xJf .lab46/so.tar.xz || exit 1
 nvidia-smi --query-gpu=name --format=csv,noheader
@@ -36,5 +37,6 @@ win=$(awk '
   }' /tmp/lab.txt)
 echo "WINNER: ${win:-none}"
 if [ -n "$win" ]; then
-  cp .lab46/sm90_$win.cu .lab12/sm90.cu && NODE_SECONDS=330 figure && tail -4 $OUT/03-bench.txt
+  cp .lab46/sm90_$win.cu .lab12/sm90.cu && NODE_SECONDS=${NODE_SECONDS:-330} figure &&
+    tail -4 $OUT/0[23]-*.txt
 fi
