@@ -1,22 +1,14 @@
 # The twenty-eighth session's first call: `bash docs/kernels/sm90_lab/s34_run1.sh`, `carry:
 # [".whlx", ".lab46/so.tar.xz", ".lab46/sm90_sv.cu", ".lab46/sm90_sv72.cu", ".lab12"]`,
-# timeout_s 560. s33_run3.sh's lab part (sv and sv72 checked, then two d = 64 passes against
+# timeout_s 560. s33_run3.sh (sv and sv72 checked, then two d = 64 passes against
 # FA3, interleaved with head), then, where one of them beats head by 1.5% or more over d = 64's
 # 12 scenarios in both passes (the better of the two by its worse pass), that file's figure
 # through the bundle (verify --scenarios all, the perf bench against FA3 and cuDNN), so that a
 # winner's figure needs no second machine start. .lab46 by `bash docs/kernels/sm90_lab/build.sh
 # .lab46 docs/kernels/sm90_lab/s33_sv.patch docs/kernels/sm90_lab/s33_sv72.patch`. With little
 # device time left, `VERIFY_ONLY=1 NODE_SECONDS=200 bash ...`: the winner's verify alone.
-source docs/kernels/sm90_lab/call.sh && wheels || exit 1
-mkdir -p .lab4x && tar -C .lab4x -xJf .lab46/so.tar.xz || exit 1
-nvidia-smi --query-gpu=name --format=csv,noheader
-(
-  BUDGET=${LAB_BUDGET:-150} WHEELS=.whl LAB=.lab4x source docs/kernels/sm90_lab/lab.sh > /dev/null || exit 1
-  check sv sv72
-  ok=$(passed sv sv72)
-  [ -n "$ok" ] && bench2 64 25 $ok
-  summary $(cd $OUT && ls bench-*.txt | sed 's/^bench-//; s/\.txt$//')
-) | tee /tmp/lab.txt
+bash docs/kernels/sm90_lab/s33_run3.sh | tee /tmp/lab.txt
+source docs/kernels/sm90_lab/call.sh  # figure(); s33_run3.sh has unpacked the wheels
 # The winner: each variant's "all" over head's, the worse of the two passes; the best such, if
 # 1.015 or more.
 win=$(awk '
