@@ -1,20 +1,26 @@
-# The thirtieth session's first call: ks1 (s35_ks1.patch, .lab48 by `bash
-# docs/kernels/sm90_lab/build.sh .lab48 docs/kernels/sm90_lab/s35_ks1.patch`: the d = 64 row sums
-# sv72 no longer reads, dropped; the SASS at d = 128 and 256 is the same as head's) checked and
-# timed at d = 64 against head, both passes; ncu's warp stall reasons of head (the committed
-# file) at d = 128 full s = 512 and 16384 (is a tile's fixed cost, paid once a tile, partly the
-# instruction fetch of code that ran a tile ago?); then the committed file's figure through the
-# bundle.
-# `carry: [".whlx", ".lab48/so.tar.xz", ".lab12"]`, timeout_s 600.
+# The thirtieth session's first call. `carry: [".whlx", ".lab48/so.tar.xz", ".lab49/so.tar.xz",
+# ".lab12"]`, timeout_s 600.
+#  1. The committed file's figure through the bundle (call.sh's figure).
+#  2. The lab, in order of what it decides, while its budget lasts:
+#     - ks1 (s35_ks1.patch, .lab48 by `bash docs/kernels/sm90_lab/build.sh .lab48
+#       docs/kernels/sm90_lab/s35_ks1.patch`): the d = 64 row sums sv72 no longer reads, dropped
+#       (d = 128 and 256 SASS-identical to head);
+#     - nx128 (s36_nx128.patch, .lab49 likewise): d = 128 finds its next tile while its last P V
+#       runs (s26's nx at d = 128 alone; d = 64 and 256 SASS-identical to head);
+#     - nx128 at d = 128 and ks1 at d = 64, both passes, each interleaved with head and FA3;
+#     - ncu's warp stall reasons of head at d = 128 full s = 512 and 16384 (is a tile's fixed
+#       cost partly the fetch of code that last ran a tile ago?).
+#     The lab's files go back packed in lab.tgz (a call returns at most 8 files).
 source docs/kernels/sm90_lab/call.sh && wheels || exit 1
 cmp .lab12/sm90.cu kernels/attention_fwd/sm90.cu || exit 1
-mkdir -p .lab4x && tar -C .lab4x -xJf .lab48/so.tar.xz || exit 1
+mkdir -p .lab4x && tar -C .lab4x -xJf .lab48/so.tar.xz && tar -C .lab4x -xJf .lab49/so.tar.xz || exit 1
 nvidia-smi --query-gpu=name --format=csv,noheader
+[ -z "$NO_FIGURE" ] && NODE_SECONDS=370 figure
 (
-  BUDGET=${LAB_BUDGET:-160} WHEELS=.whl LAB=.lab4x source docs/kernels/sm90_lab/lab.sh > /dev/null || exit 1
-  check ks1
+  BUDGET=${LAB_BUDGET:-230} WHEELS=.whl LAB=.lab4x source docs/kernels/sm90_lab/lab.sh > /dev/null || exit 1
+  check ks1 nx128
+  [ -n "$(passed nx128)" ] && bench2 128 25 nx128
   [ -n "$(passed ks1)" ] && bench2 64 25 ks1
-  summary $(cd $OUT && ls bench-*.txt | sed 's/^bench-//; s/\.txt$//')
   for s in 512 16384; do
     room 15 && echo "##### head 128 0 $s" >> $OUT/stalls.txt &&
       ONE_RANGE=1 timeout 60 ncu --clock-control none --profile-from-start off \
@@ -22,6 +28,8 @@ nvidia-smi --query-gpu=name --format=csv,noheader
         python3 one.py $L/sm90_head.so 128 0 $s 2>&1 |
       grep -e gpu__time_duration.sum -e issue_stalled >> $OUT/stalls.txt
   done
+  summary $(cd $OUT && ls bench-*.txt | sed 's/^bench-//; s/\.txt$//')
   cat $OUT/stalls.txt
 )
-NODE_SECONDS=370 figure
+cd "$OUT" && tar -czf lab.tgz $(ls | grep -e '^check-' -e '^bench-' -e '^stalls') && ls | grep -e '^check-' -e '^bench-' -e '^stalls' | xargs rm -f
+ls "$OUT"
