@@ -5,9 +5,12 @@
 #     - ks1 (s35_ks1.patch, .lab48 by `bash docs/kernels/sm90_lab/build.sh .lab48
 #       docs/kernels/sm90_lab/s35_ks1.patch`): the d = 64 row sums sv72 no longer reads, dropped
 #       (d = 128 and 256 SASS-identical to head);
-#     - nx128 (s36_nx128.patch, .lab49 likewise): d = 128 finds its next tile while its last P V
-#       runs (s26's nx at d = 128 alone; d = 64 and 256 SASS-identical to head);
-#     - nx128 at d = 128 and ks1 at d = 64, both passes, each interleaved with head and FA3;
+#     - nx128 (s36_nx128.patch): d = 128 finds its next tile while its last P V runs (s26's nx
+#       at d = 128 alone; d = 64 and 256 SASS-identical to head);
+#     - nq128 (s36_nq128.patch): nx128, and the next tile's Q rows loaded into registers under
+#       that P V too (not at the tile's start); .lab49 by `bash docs/kernels/sm90_lab/build.sh
+#       .lab49 docs/kernels/sm90_lab/s36_nx128.patch docs/kernels/sm90_lab/s36_nq128.patch`;
+#     - nx128 and nq128 at d = 128, ks1 at d = 64, both passes, each interleaved with head and FA3;
 #     - ncu's warp stall reasons of head at d = 128 full s = 512 and 16384 (is a tile's fixed
 #       cost partly the fetch of code that last ran a tile ago?).
 #     The lab's files go back packed in lab.tgz (a call returns at most 8 files).
@@ -20,8 +23,9 @@ lab_budget=400
 if [[ $card == *H200* ]]; then NODE_SECONDS=370 figure; lab_budget=230; fi
 (
   BUDGET=${LAB_BUDGET:-$lab_budget} WHEELS=.whl LAB=.lab4x source docs/kernels/sm90_lab/lab.sh > /dev/null || exit 1
-  check ks1 nx128
-  [ -n "$(passed nx128)" ] && bench2 128 25 nx128
+  check ks1 nx128 nq128
+  ok128=$(passed nx128 nq128)
+  [ -n "$ok128" ] && bench2 128 30 $ok128
   [ -n "$(passed ks1)" ] && bench2 64 25 ks1
   for s in 512 16384; do
     room 15 && echo "##### head 128 0 $s" >> $OUT/stalls.txt &&
