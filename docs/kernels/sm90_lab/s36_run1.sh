@@ -42,6 +42,6 @@ cd "$CALL_ROOT"
 if [[ $card == *H200* ]]; then
   NODE_SECONDS=${NODE_SECONDS:-340} figure
 else
-  cd "$OUT" && ls | tar -czf lab.tgz -T - && ls | grep -v '^lab.tgz$' | xargs rm -f
+  cd "$OUT" && tar -czf /tmp/lab.tgz * && rm -f * && mv /tmp/lab.tgz .
 fi
 ls "$OUT"
