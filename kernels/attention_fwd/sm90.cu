@@ -832,21 +832,22 @@ __device__ __forceinline__ float ExpRow(float (&s_acc)[kBlockN / 2], int r, floa
 // Row r of an S block to exp2(score * scale_log2 - m_scaled), packed into
 // pr (pr[nn] is the pair p_frag[2 * nn + r] holds), S left as it is for a
 // second pass (VoteOnSums); returns this thread's part of the row's sum, in
-// ExpRow's order (the same bits).
-template <int kBlockN, bool kBf16, int kSums>
+// ExpRow's order (the same bits). d = 64 drops the sum: its sums come from
+// the tensor pipe (PvSumWgmma).
+template <int kBlockN, bool kBf16>
 __device__ __forceinline__ float ExpRowPacked(const float (&s_acc)[kBlockN / 2], int r,
                                               float scale_log2, float m_scaled,
                                               uint32_t (&pr)[kBlockN / 8]) {
-  float part[kSums] = {};
+  float sum = 0.f;
 #pragma unroll
   for (int nn = 0; nn < kBlockN / 8; ++nn) {
     const float e0 = Exp2(fmaf(s_acc[nn * 4 + r * 2], scale_log2, -m_scaled));
     const float e1 = Exp2(fmaf(s_acc[nn * 4 + r * 2 + 1], scale_log2, -m_scaled));
-    part[(nn * 2) % kSums] += e0;
-    part[(nn * 2 + 1) % kSums] += e1;
+    sum += e0;
+    sum += e1;
     pr[nn] = PackPair<kBf16>(e0, e1);
   }
-  return AddParts(part);
+  return sum;
 }
 
 // A register copy that ptxas keeps as an instruction. At d >= 128 P's row 0
@@ -1313,7 +1314,7 @@ __device__ __forceinline__ void RescaleO(float (&o_acc)[D / 2], const float (&co
 // mask at s >= 2048); d = 256 even (with the vote in the masked blocks too).
 // The masked blocks take the max first: with the vote there, d = 64 causal
 // inputs ran 3-4% slower.
-template <int D, int kBlockN, bool kBf16, int kSums>
+template <int D, int kBlockN, bool kBf16>
 __device__ __forceinline__ void VoteOnSums(const float (&s_acc)[kBlockN / 2], const float (&blk)[2],
                                            uint32_t (&p0)[kBlockN / 8],
                                            uint32_t (&p1)[kBlockN / 8], float (&m_scaled)[2],
@@ -1327,9 +1328,9 @@ __device__ __forceinline__ void VoteOnSums(const float (&s_acc)[kBlockN / 2], co
     const bool rescale =
         StaleMaxStep<kBlockN, true>(s_acc, row_max, m_scaled, correction, scale_log2);
     row_sum[0] = row_sum[0] * correction[0] +
-                 ExpRowPacked<kBlockN, kBf16, kSums>(s_acc, 0, scale_log2, m_scaled[0], p0);
+                 ExpRowPacked<kBlockN, kBf16>(s_acc, 0, scale_log2, m_scaled[0], p0);
     row_sum[1] = row_sum[1] * correction[1] +
-                 ExpRowPacked<kBlockN, kBf16, kSums>(s_acc, 1, scale_log2, m_scaled[1], p1);
+                 ExpRowPacked<kBlockN, kBf16>(s_acc, 1, scale_log2, m_scaled[1], p1);
     if (rescale) RescaleO<D>(o_acc, correction);
   } else {
     row_sum[0] += blk[0];
@@ -1759,7 +1760,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
         uint32_t p0[kBlockN / 8], p1[kBlockN / 8];
         m_scaled[0] = ScaledMax(row_max[0], p.scale_log2);
         m_scaled[1] = ScaledMax(row_max[1], p.scale_log2);
-        blk[0] = ExpRowPacked<kBlockN, kBf16, 1>(s_acc, 0, p.scale_log2, m_scaled[0], p0);
+        blk[0] = ExpRowPacked<kBlockN, kBf16>(s_acc, 0, p.scale_log2, m_scaled[0], p0);
         // Keep row 0 above the wait for P V, as below; the branch reads P's
         // row 0 too, or ptxas sinks its packing below the wait and keeps the
         // exponentials in fp32 across it (spills at d = 128).
@@ -1777,8 +1778,8 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
         FenceRegs(o_acc);
         MbarArriveIf(sm.v_empty + 8 * s, cl.lane == 0);
         const float m1 = fmaf(o_acc[0], 0.f, m_scaled[1]);  // as below
-        blk[1] = ExpRowPacked<kBlockN, kBf16, 1>(s_acc, 1, p.scale_log2, m1, p1);
-        VoteOnSums<D, kBlockN, kBf16, 1>(s_acc, blk, p0, p1, m_scaled, row_max, row_sum,
+        blk[1] = ExpRowPacked<kBlockN, kBf16>(s_acc, 1, p.scale_log2, m1, p1);
+        VoteOnSums<D, kBlockN, kBf16>(s_acc, blk, p0, p1, m_scaled, row_max, row_sum,
                                          correction, o_acc, p.scale_log2);
 #pragma unroll
         for (int nn = 0; nn < kBlockN / 8; ++nn) {
@@ -1803,8 +1804,8 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
         uint32_t p0[kBlockN / 8], p1[kBlockN / 8];
         m_scaled[0] = ScaledMax(row_max[0], p.scale_log2);
         m_scaled[1] = ScaledMax(row_max[1], p.scale_log2);
-        ExpRowPacked<kBlockN, kBf16, 4>(s_acc, 0, p.scale_log2, m_scaled[0], p0);
-        ExpRowPacked<kBlockN, kBf16, 4>(s_acc, 1, p.scale_log2, m_scaled[1], p1);
+        ExpRowPacked<kBlockN, kBf16>(s_acc, 0, p.scale_log2, m_scaled[0], p0);
+        ExpRowPacked<kBlockN, kBf16>(s_acc, 1, p.scale_log2, m_scaled[1], p1);
         uint32_t pmax = p0[0];
 #pragma unroll
         for (int nn = 1; nn < kBlockN / 8; ++nn) {
@@ -1820,8 +1821,8 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
         if (__any_sync(0xffffffffu, !keep)) {
           const bool rescale =
               StaleMaxStep<kBlockN, true>(s_acc, row_max, m_scaled, correction, p.scale_log2);
-          ExpRowPacked<kBlockN, kBf16, 4>(s_acc, 0, p.scale_log2, m_scaled[0], p0);
-          ExpRowPacked<kBlockN, kBf16, 4>(s_acc, 1, p.scale_log2, m_scaled[1], p1);
+          ExpRowPacked<kBlockN, kBf16>(s_acc, 0, p.scale_log2, m_scaled[0], p0);
+          ExpRowPacked<kBlockN, kBf16>(s_acc, 1, p.scale_log2, m_scaled[1], p1);
           if (rescale) {
             RescaleO<D>(o_acc, correction);
             RescaleO<8>(l_acc, correction);
