@@ -1,0 +1,37 @@
+# The thirty-first session's first call. `carry: [".whlx", ".lab50/so.tar.xz", ".lab12"]`,
+# timeout_s 600.
+#  1. The lab (.lab50 by `bash docs/kernels/sm90_lab/build.sh .lab50
+#     docs/kernels/sm90_lab/s37_fd.patch docs/kernels/sm90_lab/s37_fdnx.patch`), in order of what
+#     it decides, while its budget (LAB_BUDGET, 200 s) lasts:
+#     - fd (s37_fd.patch): the tile walk's divisions by runtime counts (units per (batch, head),
+#       heads, query heads per K/V head) as a multiply-high and a shift with divisors the host
+#       computes (FastDiv): 260-420 instructions fewer per kernel, every d;
+#     - fdnx (s37_fdnx.patch): fd and s36's nx128 (d = 128 finds its next tile while its last
+#       P V runs): with a cheap walk, does the early call still gain at s <= 1024 and still lose
+#       at full s >= 2048? (d = 64 and 256 SASS-identical to fd);
+#     - both at d = 128, fd at d = 64 and 256, two passes each, interleaved with head and FA3;
+#       a third pass at d = 128 where time is left.
+#     The lab's files go back packed in lab.tgz (a call returns at most 8 files).
+#  2. On an H200 (unless NO_FIGURE is set), the committed file's figure through the bundle.
+source docs/kernels/sm90_lab/call.sh && wheels || exit 1
+cmp .lab12/sm90.cu kernels/attention_fwd/sm90.cu || exit 1
+mkdir -p .lab5x && tar -C .lab5x -xJf .lab50/so.tar.xz || exit 1
+card=$(nvidia-smi --query-gpu=name --format=csv,noheader); echo "$card"
+(
+  BUDGET=${LAB_BUDGET:-200} WHEELS=.whl LAB=.lab5x source docs/kernels/sm90_lab/lab.sh > /dev/null || exit 1
+  check fd fdnx
+  ok128=$(passed fd fdnx)
+  [ -n "$ok128" ] && bench2 128 30 $ok128
+  [ -n "$(passed fd)" ] && bench2 64 25 fd && bench2 256 25 fd
+  [ -n "$ok128" ] && room 40 && bench1 3 128 head $ok128
+  summary $(cd $OUT && ls bench-*.txt | sed 's/^bench-//; s/\.txt$//')
+)
+cd "$CALL_ROOT"
+# The committed file's last figure is an H100's (42-*): the figure is taken on an H200 alone.
+# (figure packs the lab's files into lab.tgz first.)
+if [[ $card == *H200* && -z $NO_FIGURE ]]; then
+  NODE_SECONDS=${NODE_SECONDS:-340} figure
+else
+  cd "$OUT" && tar -czf /tmp/lab.tgz * && rm -f * && mv /tmp/lab.tgz .
+fi
+ls "$OUT"
