@@ -1,7 +1,8 @@
 # The thirty-first session's first call. `carry: [".whlx", ".lab50/so.tar.xz", ".lab12"]`,
 # timeout_s 600.
 #  1. The lab (.lab50 by `bash docs/kernels/sm90_lab/build.sh .lab50
-#     docs/kernels/sm90_lab/s37_fd.patch docs/kernels/sm90_lab/s37_fdnx.patch`), in order of what
+#     docs/kernels/sm90_lab/s37_fd.patch docs/kernels/sm90_lab/s37_fdnx.patch
+#     docs/kernels/sm90_lab/s37_tt.patch`), in order of what
 #     it decides, while its budget (LAB_BUDGET, 200 s) lasts:
 #     - fd (s37_fd.patch): the tile walk's divisions by runtime counts (units per (batch, head),
 #       heads, query heads per K/V head) as a multiply-high and a shift with divisors the host
@@ -10,7 +11,10 @@
 #       P V runs): with a cheap walk, does the early call still gain at s <= 1024 and still lose
 #       at full s >= 2048? (d = 64 and 256 SASS-identical to fd);
 #     - both at d = 128, fd at d = 64 and 256, two passes each, interleaved with head and FA3;
-#       a third pass at d = 128 where time is left.
+#     - the tile trace (s37_tt.patch: s27_tt.patch on the committed file, CTA 0's clock64 stamps,
+#       tt.py) at d = 128 full and causal s = 512: which wait a short tile spends its fixed cost
+#       on (ncu, s36: barrier stalls 1.10 against 0.72 per issue at s = 16384);
+#     - a third pass at d = 128 where time is left.
 #     The lab's files go back packed in lab.tgz (a call returns at most 8 files).
 #  2. On an H200 (unless NO_FIGURE is set), the committed file's figure through the bundle.
 source docs/kernels/sm90_lab/call.sh && wheels || exit 1
@@ -23,8 +27,12 @@ card=$(nvidia-smi --query-gpu=name --format=csv,noheader); echo "$card"
   ok128=$(passed fd fdnx)
   [ -n "$ok128" ] && bench2 128 30 $ok128
   [ -n "$(passed fd)" ] && bench2 64 25 fd && bench2 256 25 fd
+  for shape in "128 0 512" "128 1 512" "128 0 4096"; do
+    room 15 && echo "##### $shape" >> $OUT/tt.txt && timeout 60 python3 tt.py $L/sm90_tt.so $shape >> $OUT/tt.txt 2>&1
+  done
   [ -n "$ok128" ] && room 40 && bench1 3 128 head $ok128
   summary $(cd $OUT && ls bench-*.txt | sed 's/^bench-//; s/\.txt$//')
+  cat $OUT/tt.txt
 )
 cd "$CALL_ROOT"
 # The committed file's last figure is an H100's (42-*): the figure is taken on an H200 alone.
