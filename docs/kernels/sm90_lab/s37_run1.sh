@@ -6,7 +6,7 @@
 #     it decides, while its budget (LAB_BUDGET, 200 s) lasts:
 #     - fd (s37_fd.patch): the tile walk's divisions by runtime counts (units per (batch, head),
 #       heads, query heads per K/V head) as a multiply-high and a shift with divisors the host
-#       computes (FastDiv): 260-420 instructions fewer per kernel, every d;
+#       computes (FastDiv): 216-416 instructions fewer per kernel, every d;
 #     - fdnx (s37_fdnx.patch): fd and s36's nx128 (d = 128 finds its next tile while its last
 #       P V runs): with a cheap walk, does the early call still gain at s <= 1024 and still lose
 #       at full s >= 2048? (d = 64 and 256 SASS-identical to fd);
