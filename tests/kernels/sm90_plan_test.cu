@@ -5,7 +5,9 @@
 //  - the tail launch (PlanTail): every key block of every leftover tile in
 //    exactly one piece, every leftover tile without keys (causal, s_q > s_k)
 //    in exactly one empty piece, kMaxCtaPieces slots per CTA; the kept plan
-//    (KeptTailPlan) the same as a fresh one.
+//    (KeptTailPlan) the same as a fresh one;
+//  - the walk's divisions (FastDiv) against the / operator, and UnitTile
+//    against the coordinates by plain division and remainder.
 // For the perf grid's shapes (printing the pool's launches and the planner's
 // estimate of balance: mean over most of the CTAs' estimated time) and for
 // random shapes and grid sizes. Built and run by nvcc at test time (see
@@ -26,6 +28,7 @@ FwdParams Shape(int kRows, int b, int h, int s_q, int s_k, bool causal) {
   p.s_k = s_k;
   p.causal = causal;
   p.num_m_tiles = (s_q + kRows - 1) / kRows;
+  SetDivisors(&p);
   return p;
 }
 
@@ -186,8 +189,59 @@ bool CheckTail(int grid, int b, int h, int s_q, int s_k, bool causal) {
 
 }  // namespace
 
+// FastDiv::Div against n / d: every n below 2^16 for d up to 4096, the
+// largest n, and random pairs over the whole range.
+bool CheckFastDiv() {
+  std::mt19937 rng(3);
+  auto same = [](int n, int d, const FastDiv& f) {
+    if (f.Div(n) == n / d) return true;
+    std::printf("FAIL: FastDiv %d / %d gives %d\n", n, d, f.Div(n));
+    return false;
+  };
+  for (int d = 1; d <= 4096; ++d) {
+    const FastDiv f = FastDiv::By(d);
+    for (int n = 0; n < (1 << 16); ++n) {
+      if (!same(n, d, f)) return false;
+    }
+    if (!same(INT32_MAX, d, f)) return false;
+  }
+  for (int i = 0; i < 1000000; ++i) {
+    const int d = 1 + static_cast<int>(rng() % INT32_MAX);
+    const int n = static_cast<int>(rng() % (static_cast<uint32_t>(INT32_MAX) + 1));
+    if (!same(n, d, FastDiv::By(d)) || !same(d - 1, d, FastDiv::By(d)) ||
+        !same(d, d, FastDiv::By(d))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// UnitTile's coordinates against the same walk by / and %.
+bool CheckUnitTiles(int b, int h, int s_q, bool causal) {
+  const FwdParams p = Shape(128, b, h, s_q, s_q, causal);
+  const int per_bh = causal ? (p.num_m_tiles + 1) / 2 : p.num_m_tiles;
+  for (int unit = 0; unit < NumUnits(p); ++unit) {
+    const int j = unit % per_bh, bh = unit / per_bh;
+    const int tiles = causal && p.num_m_tiles - 1 - j != j ? 2 : 1;
+    if (TilesInUnit(unit, p) != tiles) return Fail("TilesInUnit", p, 0);
+    for (int sub = 0; sub < tiles; ++sub) {
+      const TileCoord c = UnitTile(unit, sub, p);
+      const int m = causal && sub == 0 ? p.num_m_tiles - 1 - j : j;
+      if (c.m_tile != m || c.head != bh % h || c.batch != bh / h) {
+        return Fail("UnitTile", p, 0);
+      }
+    }
+  }
+  return true;
+}
+
 int main() {
-  bool ok = true;
+  bool ok = CheckFastDiv();
+  std::mt19937 shapes(11);
+  for (int i = 0; ok && i < 300; ++i) {
+    ok = CheckUnitTiles(1 + static_cast<int>(shapes() % 9), 1 + static_cast<int>(shapes() % 40),
+                        1 + static_cast<int>(shapes() % 5000), shapes() % 2);
+  }
   // The perf grid's causal shapes, as LaunchFast sends them to the pool.
   for (int s : {4096, 8192, 16384}) {
     ok = ok && CheckPool<128, 128>(132, 16384 / s, 16, s, s, true);  // d = 128
@@ -223,6 +277,7 @@ int main() {
     ++tails;
   }
   if (!ok) return 1;
+  std::printf("ok: FastDiv and UnitTile agree with division\n");
   std::printf("ok: %d random pool plans and %d tail plans cover every tile (and key block) once\n",
               pools, tails);
   return 0;
