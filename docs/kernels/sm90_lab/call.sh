@@ -6,6 +6,9 @@
 #                 --scenarios all and the bench with fa3 and cudnn, through the bundle) into
 #                 /tmp/fig and brings back its verify and bench reports and results.tgz: a call
 #                 returns at most 8 files. NODE_SECONDS (default 420) bounds the node run;
+#   pack_lab      the lab's files in $OUT into $OUT/lab.tgz alone (a call returns at most 8);
+#   lab_end CARD  after a lab: on an H200 (CARD, nvidia-smi's name), unless NO_FIGURE is set,
+#                 figure (NODE_SECONDS default 340); elsewhere pack_lab. Lists $OUT;
 #   verify_only   figure with s15_run3.sh's verify --scenarios all alone (VERIFY_ONLY=1,
 #                 NODE_SECONDS default 200);
 #   ncu1 K D C S  from the lab folder (after lab.sh): ncu on every launch of one.py's fourth call
@@ -26,6 +29,20 @@ figure() {
     OUT=/tmp/fig NODE_SECONDS=${NODE_SECONDS:-420} bash docs/kernels/sm90_lab/s15_run3.sh
   cp /tmp/fig/02-verify.txt /tmp/fig/results.tgz "$OUT"/
   if [ -z "$VERIFY_ONLY" ]; then cp /tmp/fig/03-bench.txt "$OUT"/; fi
+}
+
+pack_lab() {
+  (cd "$OUT" && tar -czf /tmp/lab.tgz * && rm -f * && mv /tmp/lab.tgz .)
+}
+
+lab_end() {
+  cd "$CALL_ROOT"
+  if [[ $1 == *H200* && -z $NO_FIGURE ]]; then
+    NODE_SECONDS=${NODE_SECONDS:-340} figure
+  else
+    pack_lab
+  fi
+  ls "$OUT"
 }
 
 verify_only() {

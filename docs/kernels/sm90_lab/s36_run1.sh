@@ -36,12 +36,6 @@ card=$(nvidia-smi --query-gpu=name --format=csv,noheader); echo "$card"
   summary $(cd $OUT && ls bench-*.txt | sed 's/^bench-//; s/\.txt$//')
   cat $OUT/stalls.txt
 )
-cd "$CALL_ROOT"
 # The committed file's last figure is an H100's (40-*): the figure is taken on an H200 alone.
 # (figure packs the lab's files into lab.tgz first.)
-if [[ $card == *H200* && -z $NO_FIGURE ]]; then
-  NODE_SECONDS=${NODE_SECONDS:-340} figure
-else
-  cd "$OUT" && tar -czf /tmp/lab.tgz * && rm -f * && mv /tmp/lab.tgz .
-fi
-ls "$OUT"
+lab_end "$card"

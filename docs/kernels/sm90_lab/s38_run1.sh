@@ -17,4 +17,4 @@ nvidia-smi --query-gpu=name --format=csv,noheader
   [ -n "$(passed nxall)" ] && bench2 64 20 nxall && bench2 256 20 nxall
   summary $(cd $OUT && ls bench-*.txt | sed 's/^bench-//; s/\.txt$//')
 )
-cd "$OUT" && tar -czf /tmp/lab.tgz * && rm -f * && mv /tmp/lab.tgz .
+pack_lab
