@@ -1379,7 +1379,11 @@ __device__ __forceinline__ void VoteOnSums(const float (&s_acc)[kBlockN / 2], co
 // Where O goes out over the V ring, every consumer's last P V must have read
 // V first, and the producer stores it (RunProducer) once o_full says it is
 // written.
-template <class Cfg, bool kBf16>
+// kEarly: the consumer did two of these steps under its last P V (EndTile
+// outside the tail launch): each row's sum over its quad (d >= 128, whose
+// sums are final before that P V) and the wait for the O buffer's last store
+// to be read (own buffer).
+template <class Cfg, bool kBf16, bool kEarly = false>
 __device__ __forceinline__ void StoreTile(const float (&o_acc)[Cfg::kD / 2],
                                           const float (&row_max)[2], const float (&row_sum)[2],
                                           const TileCoord& tc, int m0, const ConsumerLane& cl,
@@ -1391,8 +1395,10 @@ __device__ __forceinline__ void StoreTile(const float (&o_acc)[Cfg::kD / 2],
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     float sum = row_sum[r];
-    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+    if (!kEarly || Cfg::kD == 64) {
+      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+    }
     inv[r] = sum > 0.f ? Rcp(sum) : 0.f;
     lse[r] = sum > 0.f ? (row_max[r] * p.scale_log2 + Log2(sum)) * kLn2 : -INFINITY;
   }
@@ -1402,8 +1408,10 @@ __device__ __forceinline__ void StoreTile(const float (&o_acc)[Cfg::kD / 2],
   // buffer), or once every consumer is past its last P V (V ring: the
   // previous tile's store read it before this tile's first V came in).
   if (Cfg::kOwnOBuffer) {
-    BulkWaitReadIf(issuer);
-    ConsumerSync(cl.consumer);
+    if (!kEarly) {
+      BulkWaitReadIf(issuer);
+      ConsumerSync(cl.consumer);
+    }
   } else {
     asm volatile("bar.sync 8, %0;\n" ::"n"(2 * Cfg::kRows) : "memory");
   }
@@ -1552,7 +1560,7 @@ __device__ __forceinline__ void EndTile(float (&o_acc)[Cfg::kD / 2], float (&row
                                           tmap_o, p, wa);
     }
   } else {
-    StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, tmap_o, p);
+    StoreTile<Cfg, kBf16, true>(o_acc, row_max, row_sum, tc, m0, cl, sm, tmap_o, p);
   }
 }
 
@@ -1653,8 +1661,10 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   // K of the next block issued ahead of V of this one (RunProducer): at
   // d = 256 0-1.8% faster per input (+0.5% over its perf grid, s14 run 8;
   // +0.5% again in both passes of s15 run 1, +1.6% causal s <= 1024), at
-  // d = 64 0.2-1.5% slower and at d = 128 even (s14 run 8).
-  constexpr bool kKAhead = D == 256;
+  // d = 64 0.2-1.5% slower (s14 run 8). At d = 128 even in s14 run 8, and
+  // 0.2-0.3% faster in three passes of s39 (ka128), most at s <= 1024,
+  // where the next tile's first K then lands before the last tile ends.
+  constexpr bool kKAhead = D >= 128;
   // Where Q is read from shared memory, its buffer is released once the
   // tile's last S product has completed (O never goes out through it).
   constexpr bool kReleaseQAfterS = !kQRegs;
@@ -1933,6 +1943,26 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     FenceRegs(o_acc);
     IssuePv<Cfg, kBf16>(o_acc, l_acc, p_frag, sm, s);
     PassTurn<kConsumers>(consumer);
+    if constexpr (!kTail) {
+      // StoreTile's first steps under the last P V (its kEarly): the row
+      // sums over each quad (d >= 128) and the wait for the O buffer (own
+      // buffer). With kKAhead at d = 128, 0.5-0.7% faster over d = 128's
+      // perf grid in three passes (2.6-3.0% at full s <= 1024), 0.3-0.5%
+      // over d = 64 (1-2% at causal s <= 1024), d = 256 even (lab epka, s39,
+      // H100, each pass one process, interleaved with FA3).
+      if constexpr (D != 64) {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          row_sum[r] += __shfl_xor_sync(0xffffffffu, row_sum[r], 1);
+          row_sum[r] += __shfl_xor_sync(0xffffffffu, row_sum[r], 2);
+        }
+        FenceRegs(row_sum);
+      }
+      if constexpr (Cfg::kOwnOBuffer) {
+        BulkWaitReadIf(threadIdx.x % 128 == 0);
+        ConsumerSync(consumer);
+      }
+    }
     WgmmaWait<0>();
     FenceRegs(o_acc);
     MbarArriveIf(sm.v_empty + 8 * s, cl.lane == 0);
