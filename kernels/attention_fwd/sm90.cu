@@ -1379,11 +1379,11 @@ __device__ __forceinline__ void VoteOnSums(const float (&s_acc)[kBlockN / 2], co
 // Where O goes out over the V ring, every consumer's last P V must have read
 // V first, and the producer stores it (RunProducer) once o_full says it is
 // written.
-// kEarly: the consumer did two of these steps under its last P V (EndTile
-// outside the tail launch): each row's sum over its quad (d >= 128, whose
-// sums are final before that P V) and the wait for the O buffer's last store
-// to be read (own buffer).
-template <class Cfg, bool kBf16, bool kEarly = false>
+// Two of its steps the consumer took under its last P V already: each row's
+// sum over its quad (d >= 128, whose sums are final before that P V; d = 64
+// sums here) and the wait for the O buffer's last store to be read (own
+// buffer).
+template <class Cfg, bool kBf16>
 __device__ __forceinline__ void StoreTile(const float (&o_acc)[Cfg::kD / 2],
                                           const float (&row_max)[2], const float (&row_sum)[2],
                                           const TileCoord& tc, int m0, const ConsumerLane& cl,
@@ -1395,7 +1395,7 @@ __device__ __forceinline__ void StoreTile(const float (&o_acc)[Cfg::kD / 2],
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     float sum = row_sum[r];
-    if (!kEarly || Cfg::kD == 64) {
+    if (Cfg::kD == 64) {
       sum += __shfl_xor_sync(0xffffffffu, sum, 1);
       sum += __shfl_xor_sync(0xffffffffu, sum, 2);
     }
@@ -1405,16 +1405,10 @@ __device__ __forceinline__ void StoreTile(const float (&o_acc)[Cfg::kD / 2],
   const bool issuer = threadIdx.x % 128 == 0;
   const uint32_t stage = sm.o + cl.consumer * 64 * kSwizzleBytes;
   // The buffer is free once the previous tile's store has read it (own
-  // buffer), or once every consumer is past its last P V (V ring: the
-  // previous tile's store read it before this tile's first V came in).
-  if (Cfg::kOwnOBuffer) {
-    if (!kEarly) {
-      BulkWaitReadIf(issuer);
-      ConsumerSync(cl.consumer);
-    }
-  } else {
-    asm volatile("bar.sync 8, %0;\n" ::"n"(2 * Cfg::kRows) : "memory");
-  }
+  // buffer: the consumer waited for that under its last P V), or once every
+  // consumer is past its last P V (V ring: the previous tile's store read it
+  // before this tile's first V came in).
+  if (!Cfg::kOwnOBuffer) asm volatile("bar.sync 8, %0;\n" ::"n"(2 * Cfg::kRows) : "memory");
   const int t = threadIdx.x % 128;
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
@@ -1560,7 +1554,7 @@ __device__ __forceinline__ void EndTile(float (&o_acc)[Cfg::kD / 2], float (&row
                                           tmap_o, p, wa);
     }
   } else {
-    StoreTile<Cfg, kBf16, true>(o_acc, row_max, row_sum, tc, m0, cl, sm, tmap_o, p);
+    StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, tmap_o, p);
   }
 }
 
@@ -1943,25 +1937,24 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     FenceRegs(o_acc);
     IssuePv<Cfg, kBf16>(o_acc, l_acc, p_frag, sm, s);
     PassTurn<kConsumers>(consumer);
-    if constexpr (!kTail) {
-      // StoreTile's first steps under the last P V (its kEarly): the row
-      // sums over each quad (d >= 128) and the wait for the O buffer (own
-      // buffer). With kKAhead at d = 128, 0.5-0.7% faster over d = 128's
-      // perf grid in three passes (2.6-3.0% at full s <= 1024), 0.3-0.5%
-      // over d = 64 (1-2% at causal s <= 1024), d = 256 even (lab epka, s39,
-      // H100, each pass one process, interleaved with FA3).
-      if constexpr (D != 64) {
+    // The epilogue's first steps, under the last P V: the row sums over
+    // each quad (d >= 128) and the wait for the O buffer (own buffer). With
+    // kKAhead at d = 128, 0.5-0.7% faster over d = 128's perf grid in three
+    // passes (2.6-3.0% at full s <= 1024), 0.3-0.5% over d = 64 (1-2% at
+    // causal s <= 1024), d = 256 even (lab epka, s39, H100, each pass one
+    // process, interleaved with FA3; the tail launch's kernels then kept
+    // them after the wait: lab ept).
+    if constexpr (D != 64) {
 #pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          row_sum[r] += __shfl_xor_sync(0xffffffffu, row_sum[r], 1);
-          row_sum[r] += __shfl_xor_sync(0xffffffffu, row_sum[r], 2);
-        }
-        FenceRegs(row_sum);
+      for (int r = 0; r < 2; ++r) {
+        row_sum[r] += __shfl_xor_sync(0xffffffffu, row_sum[r], 1);
+        row_sum[r] += __shfl_xor_sync(0xffffffffu, row_sum[r], 2);
       }
-      if constexpr (Cfg::kOwnOBuffer) {
-        BulkWaitReadIf(threadIdx.x % 128 == 0);
-        ConsumerSync(consumer);
-      }
+      FenceRegs(row_sum);
+    }
+    if constexpr (Cfg::kOwnOBuffer) {
+      BulkWaitReadIf(threadIdx.x % 128 == 0);
+      ConsumerSync(consumer);
     }
     WgmmaWait<0>();
     FenceRegs(o_acc);
