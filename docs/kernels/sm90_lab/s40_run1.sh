@@ -1,0 +1,29 @@
+# Built in the thirty-second session for the next one's first lab call (not run yet).
+# `carry: [".whlx", ".lab63/so.tar.xz"]`, timeout_s 360. Rebuild .lab63 first where it is gone:
+# `bash docs/kernels/sm90_lab/build.sh .lab63 docs/kernels/sm90_lab/s40_ap.patch
+# docs/kernels/sm90_lab/s40_hb.patch` (head is the committed file, ept).
+#  - ap (s40_ap.patch): at d = 128 the last consumer issues its second S right after its first
+#    (no turn, once the second K is in; K ahead of V is in the file since epka), the first into
+#    O's registers, Q from shared memory, the second block's step a `ready` copy (pk's
+#    machinery, s39): the tensor pipe then has that S to run during consumer 0's first softmax,
+#    where head idles about 870 cycles a tile at s = 512. `sass.py loops` reads its steady
+#    loops changed (313 and 336 instructions in walk 0), as every pk build's were (they lost
+#    1-2.5% on long inputs);
+#  - hb (s40_hb.patch): where none of a warp's 16 rows sees a key in the first block's second
+#    half (the causal diagonal's upper warps: consumer 0's at d = 64 and 128), that warp's first
+#    softmax takes the first half alone (half the exponentials), P's second half zero. Every d.
+#    Its steady loops changed too (9 to 309 instructions by kernel);
+#  - two passes at d = 128 (ap, hb), d = 64 and d = 256 (hb), a third at d = 128.
+source docs/kernels/sm90_lab/call.sh && wheels || exit 1
+mkdir -p .lab5x && tar -C .lab5x -xJf .lab63/so.tar.xz || exit 1
+nvidia-smi --query-gpu=name --format=csv,noheader
+(
+  BUDGET=${LAB_BUDGET:-300} WHEELS=.whl LAB=.lab5x source docs/kernels/sm90_lab/lab.sh > /dev/null || exit 1
+  check ap hb
+  ok=$(passed ap hb)
+  [ -n "$ok" ] && bench2 128 30 $ok
+  [ -n "$(passed hb)" ] && bench2 64 25 hb && bench2 256 25 hb
+  [ -n "$ok" ] && room 30 && bench1 3 128 head $ok
+  summary $(cd $OUT && ls bench-*.txt | sed 's/^bench-//; s/\.txt$//')
+)
+pack_lab
