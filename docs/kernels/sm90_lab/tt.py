@@ -11,7 +11,9 @@ staged over the V ring (s26 po): 11 is O written and fenced, 12 o_full arrived (
 the store issued); the producer's 3 is after its wait for o_full and the store's issue, and 4
 after the store's read (then the tile's first V goes out). Prints, per consumer, the median cycles of each phase over
 the tiles after the first, the tile period, and the tensor cycles a tile needs at 4096 FLOP a
-cycle (both consumers), and the producer's o_free wait."""
+cycle (both consumers), and the producer's o_free wait. Builds from s40_tt.patch also stamp
+every CTA's walk (consumer 0, %globaltimer, first launch and tail launch): then the spread of
+the CTAs' starts, ends and tile counts, to tell a slow CTA 0 from a slow GPU."""
 import ctypes, statistics, sys
 import one  # runs the kernel (three calls, then one)
 lib = ctypes.CDLL(sys.argv[1])
@@ -54,3 +56,23 @@ if len(prod) > 2:
 blocks = -(-s // bn)
 print(f"blocks a full tile {blocks}; tensor cycles a block (both consumers) "
       f"{2 * 2 * 2 * 64 * bn * d / 4096:.0f}, a full tile {blocks * 2 * 2 * 2 * 64 * bn * d / 4096:.0f}")
+
+if hasattr(lib, "kseek_cta_copy"):
+    ns = (ctypes.c_ulonglong * (2 * 132 * 2))()
+    tl = (ctypes.c_uint * (2 * 132))()
+    assert lib.kseek_cta_copy(ns, tl) == 0
+    for launch in range(2):
+        rows = [(ns[(launch * 132 + c) * 2], ns[(launch * 132 + c) * 2 + 1], tl[launch * 132 + c])
+                for c in range(132)]
+        rows = [r for r in rows if r[1] > r[0] > 0]
+        if not rows:
+            continue
+        t0 = min(r[0] for r in rows)
+        dur = sorted((r[1] - r[0]) / 1000 for r in rows)
+        ends = sorted((r[1] - t0) / 1000 for r in rows)
+        tiles = sorted(r[2] for r in rows)
+        print(f"{'tail' if launch else 'first'} launch, {len(rows)} CTAs: start spread "
+              f"{(max(r[0] for r in rows) - t0) / 1000:.1f} us; walk us min/median/max "
+              f"{dur[0]:.1f}/{dur[len(dur) // 2]:.1f}/{dur[-1]:.1f}; end min/median/max "
+              f"{ends[0]:.1f}/{ends[len(ends) // 2]:.1f}/{ends[-1]:.1f}; tiles min/max "
+              f"{tiles[0]}/{tiles[-1]}; CTA 0 walk {(rows[0][1] - rows[0][0]) / 1000:.1f} us")
