@@ -2,7 +2,8 @@
 # `carry: [".whlx", ".lab63/so.tar.xz"]`, timeout_s 360. Rebuild .lab63 first where it is gone:
 # `bash docs/kernels/sm90_lab/build.sh .lab63 docs/kernels/sm90_lab/s40_ap.patch
 # docs/kernels/sm90_lab/s40_hb.patch docs/kernels/sm90_lab/s40_tt.patch
-# docs/kernels/sm90_lab/s40_os.patch` (head is the committed file, ept).
+# docs/kernels/sm90_lab/s40_os.patch docs/kernels/sm90_lab/s40_oc.patch` (head is the committed
+# file, ept).
 #  - ap (s40_ap.patch): at d = 128 the last consumer issues its second S right after its first
 #    (no turn, once the second K is in; K ahead of V is in the file since epka), the first into
 #    O's registers, Q from shared memory, the second block's step a `ready` copy (pk's
@@ -19,7 +20,14 @@
 #    rest before the V after it (a tile of one block waits for all, as head does): the trace
 #    had the producer wait 2118 cycles a tile for the whole store's read before the next V.
 #    Only the d = 256 kernels differ (their steady loops by 6-13 instructions);
-#  - two passes at d = 128 (ap, hb), d = 64 (hb) and d = 256 (hb, os), a third at d = 128;
+#  - oc (s40_oc.patch): d = 256's consumers stage O over the V ring each in a slot of its own
+#    (the last consumer over the tile's last V block, the other over the block before), each
+#    after its own wait for that slot's release instead of the 256-thread barrier (consumer 0
+#    waited 761 cycles there), each with its own o_full; the producer stores consumer 0's rows,
+#    sends the next tile's first V once they are read, then stores consumer 1's, which the
+#    second V waits for (a next tile of one block: both before its V). Only the d = 256 kernels
+#    differ (steady loops by 11-60 instructions);
+#  - two passes at d = 128 (ap, hb), d = 64 (hb) and d = 256 (hb, os, oc), a third at d = 128;
 #  - the tile trace of head (s40_tt.patch: s37_tt.patch on ept, its stamps 7-10 placed anew,
 #    and every CTA's walk by %globaltimer, tt.py's last lines) at d = 128 full s = 512 and
 #    16384: how far CTA 0 stands for the others.
@@ -28,11 +36,11 @@ mkdir -p .lab5x && tar -C .lab5x -xJf .lab63/so.tar.xz || exit 1
 nvidia-smi --query-gpu=name --format=csv,noheader
 (
   BUDGET=${LAB_BUDGET:-300} WHEELS=.whl LAB=.lab5x source docs/kernels/sm90_lab/lab.sh > /dev/null || exit 1
-  check ap hb os
+  check ap hb os oc
   ok=$(passed ap hb)
   [ -n "$ok" ] && bench2 128 30 $ok
   [ -n "$(passed hb)" ] && bench2 64 25 hb
-  ok256=$(passed hb os)
+  ok256=$(passed hb os oc)
   [ -n "$ok256" ] && bench2 256 25 $ok256
   for shape in "128 0 512" "128 0 16384"; do
     room 15 && echo "##### tt $shape" >> $OUT/tt.txt && timeout 60 python3 tt.py $L/sm90_tt.so $shape >> $OUT/tt.txt 2>&1
