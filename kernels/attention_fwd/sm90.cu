@@ -688,16 +688,24 @@ inline void SetDivisors(FwdParams* p) {
   p->by_group = FastDiv::By(p->heads / p->heads_kv);
 }
 
+// Unit `unit`'s (batch, head) pair and its place j among that pair's units.
+struct UnitPlace {
+  int bh, j;
+};
+__host__ __device__ __forceinline__ UnitPlace PlaceOf(int unit, const FwdParams& p) {
+  const int bh = p.per_bh.Div(unit);
+  return UnitPlace{bh, unit - bh * UnitsPerBh(p)};
+}
+
 __host__ __device__ __forceinline__ int TilesInUnit(int unit, const FwdParams& p) {
   if (!p.causal) return 1;
-  const int j = unit - p.per_bh.Div(unit) * UnitsPerBh(p);
+  const int j = PlaceOf(unit, p).j;
   return (p.num_m_tiles - 1 - j != j) ? 2 : 1;
 }
 
 __host__ __device__ __forceinline__ TileCoord UnitTile(int unit, int sub, const FwdParams& p) {
   TileCoord c;
-  const int bh = p.per_bh.Div(unit);
-  const int j = unit - bh * UnitsPerBh(p);
+  const auto [bh, j] = PlaceOf(unit, p);
   c.m_tile = p.causal && sub == 0 ? p.num_m_tiles - 1 - j : j;
   c.batch = p.by_heads.Div(bh);
   c.head = bh - c.batch * p.heads;
