@@ -9,6 +9,8 @@
 #   bench1 PASS D V...  one such pass at one D;
 #   bench2 D S V...  both passes at D, head first and then V in reverse order ahead of head,
 #                each while room S is left;
+#   trace V D CAUSAL S  the tile trace of $L/sm90_V.so (a tt build, tt.py) at one shape into
+#                $OUT/tt.txt under a "##### V D CAUSAL S" line, while room 15 is left;
 #   room S       prints ELAPSED (seconds since lab.sh was sourced) and succeeds while BUDGET (default
 #                580) leaves at least S seconds, for a call's steps in order of what they decide;
 #   summary F... each $OUT/bench-F.txt over FA3, by region (cmp.py).
@@ -52,6 +54,13 @@ bench() {
   for pass in 1 2; do
     for d in "$@"; do bench1 $pass $d $variants; done
   done
+}
+
+trace() {
+  local v=$1
+  shift
+  room 15 && echo "##### $v $*" >> $OUT/tt.txt &&
+    timeout 60 python3 tt.py $L/sm90_$v.so "$@" >> $OUT/tt.txt 2>&1
 }
 
 LAB_T0=$(date +%s)

@@ -42,9 +42,8 @@ nvidia-smi --query-gpu=name --format=csv,noheader
   [ -n "$(passed hb)" ] && bench2 64 25 hb
   ok256=$(passed hb os oc)
   [ -n "$ok256" ] && bench2 256 25 $ok256
-  for shape in "128 0 512" "128 0 16384"; do
-    room 15 && echo "##### tt $shape" >> $OUT/tt.txt && timeout 60 python3 tt.py $L/sm90_tt.so $shape >> $OUT/tt.txt 2>&1
-  done
+  trace tt 128 0 512
+  trace tt 128 0 16384
   [ -n "$ok" ] && room 30 && bench1 3 128 head $ok
   summary $(cd $OUT && ls bench-*.txt | sed 's/^bench-//; s/\.txt$//')
   grep -v "^  tile" $OUT/tt.txt
