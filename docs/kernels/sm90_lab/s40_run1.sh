@@ -1,5 +1,5 @@
 # Built in the thirty-second session for the next one's first lab call (not run yet).
-# `carry: [".whlx", ".lab63/so.tar.xz"]`, timeout_s 360. Rebuild .lab63 first where it is gone:
+# `carry: [".whlx", ".lab63/so.tar.xz", ".lab68/so.tar.xz"]`, timeout_s 360. Rebuild .lab63 first where it is gone:
 # `bash docs/kernels/sm90_lab/build.sh .lab63 docs/kernels/sm90_lab/s40_ap.patch
 # docs/kernels/sm90_lab/s40_hb.patch docs/kernels/sm90_lab/s40_tt.patch
 # docs/kernels/sm90_lab/s40_os.patch docs/kernels/sm90_lab/s40_oc.patch` (head is the committed
@@ -33,13 +33,16 @@
 #    16384: how far CTA 0 stands for the others.
 source docs/kernels/sm90_lab/call.sh && wheels || exit 1
 mkdir -p .lab5x && tar -C .lab5x -xJf .lab63/so.tar.xz || exit 1
+# rs (s41_rs.patch, forty-first: d = 64 takes whole row sums from l_acc, no quad sums) from .lab68
+tar -C .lab5x -xJf .lab68/so.tar.xz --wildcards "*rs*" || exit 1
 nvidia-smi --query-gpu=name --format=csv,noheader
 (
   BUDGET=${LAB_BUDGET:-300} WHEELS=.whl LAB=.lab5x source docs/kernels/sm90_lab/lab.sh > /dev/null || exit 1
-  check ap hb os oc
+  check ap hb os oc rs
   ok=$(passed ap hb)
   [ -n "$ok" ] && bench2 128 30 $ok
-  [ -n "$(passed hb)" ] && bench2 64 25 hb
+  ok64=$(passed hb rs)
+  [ -n "$ok64" ] && bench2 64 25 $ok64
   ok256=$(passed hb os oc)
   [ -n "$ok256" ] && bench2 256 25 $ok256
   trace tt 128 0 512
