@@ -134,20 +134,29 @@ struct TileConfig {
       (1024 + 2 * kQBytes + 2 * kStages * kKvBytes + 8 * (4 + 4 * kStages) <= kMaxSmem) ? 2 : 1;
   static constexpr int kChunks = D / 64;  // 128-byte-wide column chunks
   // O leaves through shared memory and TMA stores: in a buffer of its own
-  // where one fits, else over the V ring, once every consumer's last P V has
-  // read it; the next tile's first V waits for the store to read it, its Q
-  // and first K do not. At d = 256 this measured 1.8% faster than staging O in
+  // where one fits, else over the V ring, each consumer's rows in a slot of
+  // their own once every consumer has released that slot's V block; the next
+  // tile's first V waits for the store to read them, its Q and first K do
+  // not. At d = 256 this measured 1.8% faster than staging O in
   // the Q buffer (3-5% causal s <= 1024), since the next tile's Q no longer
   // waits for the store (H100, s25 run 1). There the producer issues the store
   // once the consumers have written O (one more barrier, o_full) and waits for
   // its read, so that the consumers go on to the next tile: 0.9% faster at
   // d = 256 than the consumers storing O and waiting for the read themselves,
   // 3000 and 1800 cycles of a 26000-cycle tile at s = 512 (H100, s26 calls 6, 7).
+  // Each consumer's rows over a slot of their own, with an o_full each, in
+  // place of both in the first slot after a 256-thread barrier: 0.1-1.3%
+  // faster over d = 256's perf grid in four passes, its regions at s <= 1024
+  // from -1.3% to +3.0% (lab oc, s40, H100, each pass one process,
+  // interleaved with FA3).
   static constexpr int kRingBarrierBytes = 8 * (2 * kQStages + 4 * kStages);  // full and empty
   static constexpr bool kOwnOBuffer =
       1024 + (kQStages + 1) * kQBytes + 2 * kStages * kKvBytes + kRingBarrierBytes <= kMaxSmem;
   static_assert(kOwnOBuffer || kStages * kKvBytes >= kQBytes, "O does not fit over the V ring");
-  static constexpr int kBarrierBytes = kRingBarrierBytes + (kOwnOBuffer ? 0 : 8);  // and o_full
+  // and one o_full per consumer
+  static constexpr int kBarrierBytes = kRingBarrierBytes + (kOwnOBuffer ? 0 : 8 * (kRows / 64));
+  static_assert(kOwnOBuffer || (kStages == kRows / 64 && 64 * D * 2 <= kKvBytes),
+                "each consumer's O rows take a V slot of their own");
   // d = 64: 16 KB of ones, read as V's columns 64-71 (one 64-column chunk
   // of kBlockN rows, past the ring), so that P V (n = 72, PvSumWgmma) also
   // gives each row's sum.
@@ -1022,7 +1031,9 @@ struct SmemMap {
       MbarInit(k_empty + 8 * s, consumer_warps);
       MbarInit(v_empty + 8 * s, consumer_warps);
     }
-    if (!Cfg::kOwnOBuffer) MbarInit(o_full, consumer_warps);
+    if (!Cfg::kOwnOBuffer) {
+      for (int c = 0; c < Cfg::kRows / 64; ++c) MbarInit(o_full + 8 * c, 4);  // its 4 warps
+    }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
 };
@@ -1120,21 +1131,41 @@ __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtens
   int tiles = 0;             // tiles begun
   bool v_after_o = false;    // this tile's first V waits for the last tile's O store
   TileCoord last_tc{};       // the tile before this one, whose O goes out during it
-  // O staged over the V ring: the store of the walk's tile `tile`, once the
-  // consumers have written it (o_full).
-  auto store_o = [&](int tile, const TileCoord& tc) {
-    MbarWait(sm.o_full, tile & 1);
-    for (int c = 0; c < Cfg::kRows / 64; ++c) {
-      StoreORowsIf<Cfg>(true, tmap_o, sm.o + c * 64 * kSwizzleBytes, tc,
-                        tc.m_tile * Cfg::kRows + c * 64);
+  // O staged over the V ring: consumer c's rows of the walk's tile `tile`,
+  // in V slot `slot` (StoreTile), once c has written them (its o_full).
+  auto store_rows = [&](int tile, const TileCoord& tc, int c, int slot) {
+    MbarWait(sm.o_full + 8 * c, tile & 1);
+#pragma unroll
+    for (int ch = 0; ch < Cfg::kChunks; ++ch) {
+      TmaStore4dIf(true, tmap_o, sm.v + slot * Cfg::kKvBytes + ch * 64 * kSwizzleBytes, ch * 64,
+                   tc.head, tc.m_tile * Cfg::kRows + c * 64, tc.batch);
     }
     BulkCommitIf(true);
   };
-  auto load_v = [&](int i, const TileCoord& tc, int n) {
-    if (!Cfg::kOwnOBuffer && v_after_o) {
-      store_o(tiles - 2, last_tc);
-      BulkWaitReadIf(true);
-      v_after_o = false;
+  // A tile's first V (block i) goes into the slot of the last tile's
+  // consumer 0 rows, its second into consumer 1's: the first waits for
+  // consumer 0's store to be read, consumer 1's store goes out after it, and
+  // the second V waits for that read (last_rows). A tile of one block
+  // (`more`: another V of this tile follows) stores both before its V, since
+  // its consumers write their next O over consumer 1's slot after that V.
+  bool last_rows = false;
+  auto load_v = [&](int i, const TileCoord& tc, int n, bool more) {
+    if constexpr (!Cfg::kOwnOBuffer) {
+      static_assert(Cfg::kRows == 128, "two consumers' rows over two V slots");
+      if (v_after_o) {
+        store_rows(tiles - 2, last_tc, 0, i % kStages);
+        if (!more) store_rows(tiles - 2, last_tc, 1, (i - 1) % kStages);
+        BulkWaitReadIf(true);
+        v_after_o = false;
+        load_block(tmap_v, sm.v, sm.v_full, sm.v_empty, i, tc, n);
+        if (more) store_rows(tiles - 2, last_tc, 1, (i - 1) % kStages);
+        last_rows = more;
+        return;
+      }
+      if (last_rows) {
+        BulkWaitReadIf(true);
+        last_rows = false;
+      }
     }
     load_block(tmap_v, sm.v, sm.v_full, sm.v_empty, i, tc, n);
   };
@@ -1151,9 +1182,9 @@ __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtens
     for (int it = t.it_begin; it < t.it_end; ++it, ++kv_iter) {
       load_k(kv_iter, t.tc, t.n_blocks - 1 - it);
       if (!kKAhead) {
-        load_v(kv_iter, t.tc, t.n_blocks - 1 - it);
+        load_v(kv_iter, t.tc, t.n_blocks - 1 - it, it + 1 < t.it_end);
       } else if (it > t.it_begin) {
-        load_v(kv_iter - 1, t.tc, t.n_blocks - it);  // block it - 1
+        load_v(kv_iter - 1, t.tc, t.n_blocks - it, true);  // block it - 1
       }
       if (kEarlyQ && it == t.it_begin) {
         TileWalk<Cfg::kBlockN, Cfg::kRows, kWalk> ahead = walk;
@@ -1164,11 +1195,12 @@ __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtens
         }
       }
     }
-    if (kKAhead) load_v(kv_iter - 1, t.tc, t.n_blocks - t.it_end);  // the tile's last block
+    if (kKAhead) load_v(kv_iter - 1, t.tc, t.n_blocks - t.it_end, false);  // the tile's last block
     last_tc = t.tc;
   }
   if (!Cfg::kOwnOBuffer && tiles > 0) {
-    store_o(tiles - 1, last_tc);
+    store_rows(tiles - 1, last_tc, 0, kv_iter % kStages);
+    store_rows(tiles - 1, last_tc, 1, (kv_iter - 1) % kStages);
     BulkWait();
   }
 }
@@ -1384,46 +1416,52 @@ __device__ __forceinline__ void VoteOnSums(const float (&s_acc)[kBlockN / 2], co
 // written). Plain 4-byte stores from the accumulator layout cost 1.6 us per
 // 128 x 128 tile on the H200, 17% of a tile at s = 512: each warp store
 // wrote 16 bytes in each of 8 rows. Then the LSE, with plain stores.
-// Where O goes out over the V ring, every consumer's last P V must have read
-// V first, and the producer stores it (RunProducer) once o_full says it is
-// written.
+// Where O goes out over the V ring, each consumer's rows take a slot whose V
+// every consumer has released, and the producer stores them (RunProducer)
+// once that consumer's o_full says they are written.
 // Two of its steps the consumer took under its last P V already: each row's
-// sum over its quad (d >= 128, whose sums are final before that P V; d = 64
-// sums here) and the wait for the O buffer's last store to be read (own
-// buffer).
+// sum over its quad (d >= 128, whose sums are final before that P V; d = 64's
+// come whole from the tensor pipe) and the wait for the O buffer's last store
+// to be read (own buffer).
 template <class Cfg, bool kBf16>
 __device__ __forceinline__ void StoreTile(const float (&o_acc)[Cfg::kD / 2],
                                           const float (&row_max)[2], const float (&row_sum)[2],
                                           const TileCoord& tc, int m0, const ConsumerLane& cl,
                                           const SmemMap<Cfg>& sm,
-                                          const CUtensorMap* tmap_o, const FwdParams& p) {
+                                          const CUtensorMap* tmap_o, const FwdParams& p,
+                                          int kv_last = 0) {
   constexpr int D = Cfg::kD;
   float inv[2];
   float lse[2];
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
-    float sum = row_sum[r];
-    if (Cfg::kD == 64) {
-      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-    }
+    const float sum = row_sum[r];
     inv[r] = sum > 0.f ? Rcp(sum) : 0.f;
     lse[r] = sum > 0.f ? (row_max[r] * p.scale_log2 + Log2(sum)) * kLn2 : -INFINITY;
   }
   const bool issuer = threadIdx.x % 128 == 0;
-  const uint32_t stage = sm.o + cl.consumer * 64 * kSwizzleBytes;
-  // The buffer is free once the previous tile's store has read it (own
-  // buffer: the consumer waited for that under its last P V), or once every
-  // consumer is past its last P V (V ring: the previous tile's store read it
-  // before this tile's first V came in).
-  if (!Cfg::kOwnOBuffer) asm volatile("bar.sync 8, %0;\n" ::"n"(2 * Cfg::kRows) : "memory");
+  // Own buffer: the consumers' rows interleaved in each 64-column chunk, free
+  // once the previous tile's store has read it (the consumer waited for that
+  // under its last P V). V ring: the last consumer's rows over the
+  // slot of the tile's last V block (kv_last), the other's over the slot of the
+  // block before, each free once every consumer has released that block (the
+  // producer sent no V there since: it waits for these rows' store first).
+  uint32_t stage = sm.o + cl.consumer * 64 * kSwizzleBytes;
+  constexpr int kChunkStride = (Cfg::kOwnOBuffer ? Cfg::kRows : 64) * kSwizzleBytes;
+  if constexpr (!Cfg::kOwnOBuffer) {
+    const int use = kv_last - (Cfg::kRows / 64 - 1 - cl.consumer);
+    stage = sm.v + (use + Cfg::kStages) % Cfg::kStages * Cfg::kKvBytes;
+    if (use >= 0) {
+      MbarWait(sm.v_empty + 8 * (use % Cfg::kStages), (use / Cfg::kStages) & 1);
+    }
+  }
   const int t = threadIdx.x % 128;
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     const int row = (t / 32) * 16 + t % 32 / 4 + 8 * r;  // within the consumer's 64
 #pragma unroll
     for (int dn = 0; dn < D / 8; ++dn) {
-      const uint32_t addr = stage + (dn / 8) * Cfg::kRows * kSwizzleBytes + row * kSwizzleBytes +
+      const uint32_t addr = stage + (dn / 8) * kChunkStride + row * kSwizzleBytes +
                             (((dn % 8) ^ (row % 8)) * 16) + cl.quad_col * 4;
       const uint32_t v = PackPair<kBf16>(o_acc[dn * 4 + r * 2] * inv[r],
                                          o_acc[dn * 4 + r * 2 + 1] * inv[r]);
@@ -1436,9 +1474,9 @@ __device__ __forceinline__ void StoreTile(const float (&o_acc)[Cfg::kD / 2],
     StoreORowsIf<Cfg>(issuer, tmap_o, stage, tc, m0 + cl.consumer * 64);
     BulkCommitIf(issuer);
   } else {
-    // The producer stores it (RunProducer's store_o).
+    // The producer stores it (RunProducer's store_rows).
     __syncwarp();
-    MbarArriveIf(sm.o_full, cl.lane == 0);
+    MbarArriveIf(sm.o_full + 8 * cl.consumer, cl.lane == 0);
   }
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
@@ -1552,7 +1590,8 @@ __device__ __forceinline__ void EndTile(float (&o_acc)[Cfg::kD / 2], float (&row
                                         float (&row_sum)[2], const TailPiece& piece,
                                         const TileCoord& tc, int m0, const ConsumerLane& cl,
                                         const SmemMap<Cfg>& sm, const CUtensorMap* tmap_o,
-                                        const FwdParams& p, const WalkArgs<kWalk>& wa) {
+                                        const FwdParams& p, const WalkArgs<kWalk>& wa,
+                                        int kv_last) {
   if constexpr (kWalk == Walk::kTail) {
     static_assert(Cfg::kOwnOBuffer, "O over the V ring needs every consumer at every store");
     if (piece.pieces == 1) {
@@ -1562,7 +1601,7 @@ __device__ __forceinline__ void EndTile(float (&o_acc)[Cfg::kD / 2], float (&row
                                           tmap_o, p, wa);
     }
   } else {
-    StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, tmap_o, p);
+    StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, tmap_o, p, kv_last);
   }
 }
 
@@ -1970,13 +2009,13 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     ++kv_iter;
     if constexpr (D == 64) {
       FenceRegs(l_acc);
-      // Every lane of a quad holds its rows' whole sums; the epilogue adds
-      // the quad's four parts.
-      row_sum[0] = 0.25f * l_acc[0];
-      row_sum[1] = 0.25f * l_acc[2];
+      // Every lane of a quad holds its rows' whole sums (the ones block's
+      // eight columns each sum the row).
+      row_sum[0] = l_acc[0];
+      row_sum[1] = l_acc[2];
     }
     EndTile<Cfg, kBf16, kConsumers>(o_acc, row_max, row_sum, t.piece, tc, m0, cl, sm, &tmap_o,
-                                    p, wa);
+                                    p, wa, kv_iter - 1);
     ++q_iter;
   }
   // The last stores must be done before the CTA's shared memory goes away.
