@@ -1,5 +1,5 @@
 # Built in the thirty-third session for the next one (not run yet: no machine came).
-# timeout_s 240. ms32, ms16 (s41_ms32.patch, s41_ms16.patch; .lab70 by `bash
+# `carry: [".whlx", ".lab70/so.tar.xz", ".lab71/so.tar.xz"]`, timeout_s 240. ms32, ms16 (s41_ms32.patch, s41_ms16.patch; .lab70 by `bash
 # docs/kernels/sm90_lab/build.sh .lab70 docs/kernels/sm90_lab/s41_ms32.patch
 # docs/kernels/sm90_lab/s41_ms16.patch`): d = 128 cuts tiles of at least 32 (16) key blocks in the
 # tail launch, not 48 (host only: every kernel's SASS identical to head's). The perf bench had
