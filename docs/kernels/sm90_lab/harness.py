@@ -118,6 +118,9 @@ def check(kern, seed=0):
         # fewer units than CTAs (the tail launch alone)
         cases += [(3, 2048, 2048, 20, 10, 64, 1, dt), (1, 2048, 2048, 10, 10, 64, 1, dt)]
         cases += [(1, 2000, 2000, 40, 40, 256, c, dt) for c in (0, 1)]
+        # a last wave of long full tiles after whole rounds: 24 tiles of 32 blocks
+        # (d = 128) and 120 of 50 (d = 256, 80-key blocks) left for the tail launch
+        cases += [(1, 4096, 4096, 9, 9, 128, 0, dt), (1, 4000, 4000, 12, 12, 256, 0, dt)]
     bad = 0
     for (b, sq, sk, h, hkv, d, causal, dt) in cases:
         q = torch.randn(b, sq, h, d, device="cuda", dtype=dt)
