@@ -157,6 +157,10 @@ struct TileConfig {
   static constexpr int kBarrierBytes = kRingBarrierBytes + (kOwnOBuffer ? 0 : 8 * (kRows / 64));
   static_assert(kOwnOBuffer || (kStages == kRows / 64 && 64 * D * 2 <= kKvBytes),
                 "each consumer's O rows take a V slot of their own");
+  // Staged O's 64-column chunks lie this far apart: the consumers' rows
+  // interleaved in each chunk of the own buffer, one consumer's alone in a V
+  // slot.
+  static constexpr int kOChunkBytes = (kOwnOBuffer ? kRows : 64) * kSwizzleBytes;
   // d = 64: 16 KB of ones, read as V's columns 64-71 (one 64-column chunk
   // of kBlockN rows, past the ring), so that P V (n = 72, PvSumWgmma) also
   // gives each row's sum.
@@ -997,9 +1001,9 @@ __device__ __forceinline__ bool SoftmaxStep(float (&s_acc)[kBlockN / 2], float (
 template <class Cfg>
 struct SmemMap {
   uint32_t q, k, v;  // Q buffers, then the K and V halves of the ring
-  uint32_t o;        // O staging buffer: its own, or the V ring's first bytes
+  uint32_t o;        // O staging buffer (own buffer; over the V ring, StoreTile's slot)
   uint32_t q_full, q_empty, k_full, v_full, k_empty, v_empty;  // one mbarrier per stage
-  uint32_t o_full;  // O staged over the V ring: written, for the producer to store
+  uint32_t o_full;  // O over the V ring: one per consumer, its rows written for the producer
   uint32_t ones;    // d = 64: kOnesBytes of ones (1024-aligned)
 
   __device__ __forceinline__ explicit SmemMap(const uint8_t* raw) {
@@ -1039,15 +1043,14 @@ struct SmemMap {
 };
 
 // The TMA stores of one consumer's 64 rows of O, staged at `stage` (its
-// 64-column chunks kRows rows apart), from query row row0, by the threads whose
-// `pred` is set; the caller commits them.
+// 64-column chunks chunk_bytes apart), from query row row0, by the threads
+// whose `pred` is set; the caller commits them.
 template <class Cfg>
 __device__ __forceinline__ void StoreORowsIf(bool pred, const CUtensorMap* tmap_o, uint32_t stage,
-                                             const TileCoord& tc, int row0) {
+                                             int chunk_bytes, const TileCoord& tc, int row0) {
 #pragma unroll
   for (int ch = 0; ch < Cfg::kChunks; ++ch) {
-    TmaStore4dIf(pred, tmap_o, stage + ch * Cfg::kRows * kSwizzleBytes, ch * 64, tc.head, row0,
-                 tc.batch);
+    TmaStore4dIf(pred, tmap_o, stage + ch * chunk_bytes, ch * 64, tc.head, row0, tc.batch);
   }
 }
 
@@ -1135,11 +1138,8 @@ __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtens
   // in V slot `slot` (StoreTile), once c has written them (its o_full).
   auto store_rows = [&](int tile, const TileCoord& tc, int c, int slot) {
     MbarWait(sm.o_full + 8 * c, tile & 1);
-#pragma unroll
-    for (int ch = 0; ch < Cfg::kChunks; ++ch) {
-      TmaStore4dIf(true, tmap_o, sm.v + slot * Cfg::kKvBytes + ch * 64 * kSwizzleBytes, ch * 64,
-                   tc.head, tc.m_tile * Cfg::kRows + c * 64, tc.batch);
-    }
+    StoreORowsIf<Cfg>(true, tmap_o, sm.v + slot * Cfg::kKvBytes, Cfg::kOChunkBytes, tc,
+                      tc.m_tile * Cfg::kRows + c * 64);
     BulkCommitIf(true);
   };
   // A tile's first V (block i) goes into the slot of the last tile's
@@ -1447,7 +1447,6 @@ __device__ __forceinline__ void StoreTile(const float (&o_acc)[Cfg::kD / 2],
   // block before, each free once every consumer has released that block (the
   // producer sent no V there since: it waits for these rows' store first).
   uint32_t stage = sm.o + cl.consumer * 64 * kSwizzleBytes;
-  constexpr int kChunkStride = (Cfg::kOwnOBuffer ? Cfg::kRows : 64) * kSwizzleBytes;
   if constexpr (!Cfg::kOwnOBuffer) {
     const int use = kv_last - (Cfg::kRows / 64 - 1 - cl.consumer);
     stage = sm.v + (use + Cfg::kStages) % Cfg::kStages * Cfg::kKvBytes;
@@ -1461,7 +1460,7 @@ __device__ __forceinline__ void StoreTile(const float (&o_acc)[Cfg::kD / 2],
     const int row = (t / 32) * 16 + t % 32 / 4 + 8 * r;  // within the consumer's 64
 #pragma unroll
     for (int dn = 0; dn < D / 8; ++dn) {
-      const uint32_t addr = stage + (dn / 8) * kChunkStride + row * kSwizzleBytes +
+      const uint32_t addr = stage + (dn / 8) * Cfg::kOChunkBytes + row * kSwizzleBytes +
                             (((dn % 8) ^ (row % 8)) * 16) + cl.quad_col * 4;
       const uint32_t v = PackPair<kBf16>(o_acc[dn * 4 + r * 2] * inv[r],
                                          o_acc[dn * 4 + r * 2 + 1] * inv[r]);
@@ -1471,7 +1470,7 @@ __device__ __forceinline__ void StoreTile(const float (&o_acc)[Cfg::kD / 2],
   FenceProxyAsync();
   if constexpr (Cfg::kOwnOBuffer) {
     ConsumerSync(cl.consumer);
-    StoreORowsIf<Cfg>(issuer, tmap_o, stage, tc, m0 + cl.consumer * 64);
+    StoreORowsIf<Cfg>(issuer, tmap_o, stage, Cfg::kOChunkBytes, tc, m0 + cl.consumer * 64);
     BulkCommitIf(issuer);
   } else {
     // The producer stores it (RunProducer's store_rows).
