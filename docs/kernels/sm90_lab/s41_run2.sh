@@ -13,14 +13,18 @@
 # store), store it themselves and release Q once it is read. New kernels (walk 2 at d = 256
 # n80), 24 bytes of spills in them; every other kernel SASS-identical to head. t8 (s12) lost 3%
 # splitting d = 256 tiles of 8+ blocks. Checks, then four passes at d = 128 and two at d = 256.
+# Thirty-fourth session: hl (.lab74, carry ".lab74/so.tar.xz" too) is checked only: the producer's
+# O slot from the helpers StoreTile uses (OStageBlock, OStageAddr), which changes a few of the
+# producer's instructions in the six d = 256 kernels.
 source docs/kernels/sm90_lab/call.sh && wheels > /dev/null || exit 1
 mkdir -p .lab5x && tar -C .lab5x -xJf .lab70/so.tar.xz || exit 1
 tar -C .lab5x -xJf .lab71/so.tar.xz --wildcards "*f64*" || exit 1
 tar -C .lab5x -xJf .lab72/so.tar.xz --wildcards "*t24*" "*t48*" || exit 1
+tar -C .lab5x -xJf .lab74/so.tar.xz || exit 1
 nvidia-smi --query-gpu=name --format=csv,noheader
 (
   BUDGET=${LAB_BUDGET:-240} WHEELS=.whl LAB=.lab5x source docs/kernels/sm90_lab/lab.sh > /dev/null || exit 1
-  check ms32 ms16 f64 t24 t48
+  check ms32 ms16 f64 t24 t48 hl
   ok=$(passed ms32 ms16)
   [ -n "$ok" ] && bench2 128 30 $ok && room 30 && bench1 3 128 head $ok && room 30 && bench1 4 128 ms16 ms32 head
   ok256=$(passed f64 t24 t48)
