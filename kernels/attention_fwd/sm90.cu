@@ -117,7 +117,7 @@ constexpr float kLn2 = 0.6931471805599453f;
 // block. Shared memory holds kQStages Q tiles and kStages (K, V) blocks; the
 // consumers' registers hold O (D/2 floats per thread), S (kBlockN/2) and P
 // (kBlockN/4), which bounds kBlockN: 176 for D = 128 (128 is used), 80 for
-// D = 256.
+// D = 256 (64 is used).
 // Layout of every tile in shared memory: 64-column chunks of 128-byte rows,
 // 128-byte swizzled (the 16-byte unit u of row r sits at u ^ (r % 8)).
 template <int D, int BlockN, int Rows = kBlockM>
@@ -243,13 +243,11 @@ constexpr int kMaxTilePieces = 4;
 constexpr int kMaxCtas = 132;
 
 // The pool's threshold: causal inputs whose longest tile has at least this
-// many keys (0: never; d = 256's 80-key blocks run only without the mask).
+// many keys.
 // d = 64 takes it from 2048 keys, as d = 128 does: causal s = 2048 on three
 // consumers with the pool ran 4.5% faster than on two with it, and 13% faster
 // than on three without it (H100, two lab passes, s32_run1.sh).
-__host__ __device__ constexpr int MinPoolKeys(int d, int block_n) {
-  return d <= 128 ? 2048 : (block_n == 64 ? 4096 : 0);
-}
+__host__ __device__ constexpr int MinPoolKeys(int d) { return d <= 128 ? 2048 : 4096; }
 // Whole tiles per CTA in one launch's list (20 rounds of units, and in the
 // last launch the pool's at most kMaxCtaPoolTiles); a longer walk takes several launches,
 // each a programmatic dependent of the one before (on the perf grid one is
@@ -539,32 +537,6 @@ struct Wgmma<64, false> {
       "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "l"(desc_b), "r"(1u)
-      : "memory");
-  }
-};
-
-template <>
-struct Wgmma<80, true> {
-  static __device__ __forceinline__ void Ss(float (&d)[40], uint64_t desc_a,
-                                          uint64_t desc_b, uint32_t accumulate) {
-    asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %42, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n80k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39}, %40, %41, p, 1, 1, 0, 0;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39])
-      : "l"(desc_a), "l"(desc_b), "r"(accumulate)
-      : "memory");
-  }
-};
-
-template <>
-struct Wgmma<80, false> {
-  static __device__ __forceinline__ void Ss(float (&d)[40], uint64_t desc_a,
-                                          uint64_t desc_b, uint32_t accumulate) {
-    asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %42, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n80k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39}, %40, %41, p, 1, 1, 0, 0;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39])
-      : "l"(desc_a), "l"(desc_b), "r"(accumulate)
       : "memory");
   }
 };
@@ -1054,6 +1026,22 @@ __device__ __forceinline__ void StoreORowsIf(bool pred, const CUtensorMap* tmap_
   }
 }
 
+// Where O is staged over the V ring (not kOwnOBuffer), consumer c's rows of a
+// tile whose last V block is the walk's block kv_last go over the V slot of
+// block OStageBlock: the last consumer's over kv_last's, the one before over
+// the block before's. Once every consumer has released that block, no V goes
+// there until the rows' store has read them (RunProducer). A negative block
+// (the walk's first tile of one block) names the slot before block 0's.
+template <class Cfg>
+__device__ __forceinline__ int OStageBlock(int kv_last, int consumer) {
+  return kv_last - (Cfg::kRows / 64 - 1 - consumer);
+}
+
+template <class Cfg>
+__device__ __forceinline__ uint32_t OStageAddr(const SmemMap<Cfg>& sm, int block) {
+  return sm.v + (block + Cfg::kStages) % Cfg::kStages * Cfg::kKvBytes;
+}
+
 // Staggered start (round-robin walk). Every CTA's tiles are the same length
 // wherever all have whole rounds, so all change tiles at once, and each
 // change is one DRAM burst of every CTA's Q and first K/V (a tile trace at
@@ -1135,11 +1123,11 @@ __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtens
   bool v_after_o = false;    // this tile's first V waits for the last tile's O store
   TileCoord last_tc{};       // the tile before this one, whose O goes out during it
   // O staged over the V ring: consumer c's rows of the walk's tile `tile`,
-  // in V slot `slot` (StoreTile), once c has written them (its o_full).
-  auto store_rows = [&](int tile, const TileCoord& tc, int c, int slot) {
+  // whose last V block was kv_last, once c has written them (its o_full).
+  auto store_rows = [&](int tile, const TileCoord& tc, int c, int kv_last) {
     MbarWait(sm.o_full + 8 * c, tile & 1);
-    StoreORowsIf<Cfg>(true, tmap_o, sm.v + slot * Cfg::kKvBytes, Cfg::kOChunkBytes, tc,
-                      tc.m_tile * Cfg::kRows + c * 64);
+    StoreORowsIf<Cfg>(true, tmap_o, OStageAddr(sm, OStageBlock<Cfg>(kv_last, c)),
+                      Cfg::kOChunkBytes, tc, tc.m_tile * Cfg::kRows + c * 64);
     BulkCommitIf(true);
   };
   // A tile's first V (block i) goes into the slot of the last tile's
@@ -1153,12 +1141,12 @@ __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtens
     if constexpr (!Cfg::kOwnOBuffer) {
       static_assert(Cfg::kRows == 128, "two consumers' rows over two V slots");
       if (v_after_o) {
-        store_rows(tiles - 2, last_tc, 0, i % kStages);
-        if (!more) store_rows(tiles - 2, last_tc, 1, (i - 1) % kStages);
+        store_rows(tiles - 2, last_tc, 0, i - 1);
+        if (!more) store_rows(tiles - 2, last_tc, 1, i - 1);
         BulkWaitReadIf(true);
         v_after_o = false;
         load_block(tmap_v, sm.v, sm.v_full, sm.v_empty, i, tc, n);
-        if (more) store_rows(tiles - 2, last_tc, 1, (i - 1) % kStages);
+        if (more) store_rows(tiles - 2, last_tc, 1, i - 1);
         last_rows = more;
         return;
       }
@@ -1199,8 +1187,8 @@ __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtens
     last_tc = t.tc;
   }
   if (!Cfg::kOwnOBuffer && tiles > 0) {
-    store_rows(tiles - 1, last_tc, 0, kv_iter % kStages);
-    store_rows(tiles - 1, last_tc, 1, (kv_iter - 1) % kStages);
+    store_rows(tiles - 1, last_tc, 0, kv_iter - 1);
+    store_rows(tiles - 1, last_tc, 1, kv_iter - 1);
     BulkWait();
   }
 }
@@ -1448,8 +1436,8 @@ __device__ __forceinline__ void StoreTile(const float (&o_acc)[Cfg::kD / 2],
   // producer sent no V there since: it waits for these rows' store first).
   uint32_t stage = sm.o + cl.consumer * 64 * kSwizzleBytes;
   if constexpr (!Cfg::kOwnOBuffer) {
-    const int use = kv_last - (Cfg::kRows / 64 - 1 - cl.consumer);
-    stage = sm.v + (use + Cfg::kStages) % Cfg::kStages * Cfg::kKvBytes;
+    const int use = OStageBlock<Cfg>(kv_last, cl.consumer);
+    stage = OStageAddr(sm, use);
     if (use >= 0) {
       MbarWait(sm.v_empty + 8 * (use % Cfg::kStages), (use / Cfg::kStages) & 1);
     }
@@ -2488,18 +2476,16 @@ int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
     return kErrLaunch;
   }
   const int grid = MinInt(sm_count, kMaxCtas);
-  if constexpr (MinPoolKeys(D, kBlockN) > 0) {
-    const int longest = KvBlocks<kBlockN, kRows>((params.num_m_tiles - 1) * kRows, params);
-    if (params.causal && longest * kBlockN >= MinPoolKeys(D, kBlockN)) {
-      bool dependent = false;  // each launch after the first depends on the one before
-      return PoolLaunches<kBlockN, kRows>(
-          grid, &params, [&](int ctas, const WalkArgs<Walk::kList>& list) {
-            const int rc = LaunchKernel<D, kBlockN, kBf16, kConsumers, Walk::kList>(
-                device, ctas, tmaps, params, list, dependent, stream);
-            dependent = true;
-            return rc;
-          });
-    }
+  const int longest = KvBlocks<kBlockN, kRows>((params.num_m_tiles - 1) * kRows, params);
+  if (params.causal && longest * kBlockN >= MinPoolKeys(D)) {
+    bool dependent = false;  // each launch after the first depends on the one before
+    return PoolLaunches<kBlockN, kRows>(
+        grid, &params, [&](int ctas, const WalkArgs<Walk::kList>& list) {
+          const int rc = LaunchKernel<D, kBlockN, kBf16, kConsumers, Walk::kList>(
+              device, ctas, tmaps, params, list, dependent, stream);
+          dependent = true;
+          return rc;
+        });
   }
   const TailPlan& plan = KeptTailPlan<kBlockN, kRows, MinSplitBlocks(D, kConsumers)>(grid, &params);
   const bool first = params.whole_units > 0;
@@ -2633,16 +2619,13 @@ extern "C" int attention_fwd(const KseekArgs* args, cudaStream_t stream) {
       return bf16 ? LaunchFast<128, 128, true>(args, params, stream)
                   : LaunchFast<128, 128, false>(args, params, stream);
     }
-    // d = 256 causal takes 64-key blocks at every length: less of the
-    // diagonal's waste, and as fast in the steady state (lab, s24, H200, two
-    // passes: causal s = 2048 2% faster than 80-key blocks, longer ones
-    // 0.2-0.7%). Without the mask 80-key blocks stay (64 measured even, s14).
-    if (params.causal) {
-      return bf16 ? LaunchFast<256, 64, true>(args, params, stream)
-                  : LaunchFast<256, 64, false>(args, params, stream);
-    }
-    return bf16 ? LaunchFast<256, 80, true>(args, params, stream)
-                : LaunchFast<256, 80, false>(args, params, stream);
+    // d = 256 takes 64-key blocks: on causal inputs less of the diagonal's
+    // waste (lab, s24, H200, two passes: causal s = 2048 2% faster than
+    // 80-key blocks, longer ones 0.2-0.7%), and on full inputs too (lab f64,
+    // H100, two passes: +0.5-0.9% per region over 80-key blocks; s = 512, 2048
+    // and 4096 +0.7-2.1%, the others even).
+    return bf16 ? LaunchFast<256, 64, true>(args, params, stream)
+                : LaunchFast<256, 64, false>(args, params, stream);
   }
 
   SimpleParams sp;
