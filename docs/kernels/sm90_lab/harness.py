@@ -119,8 +119,12 @@ def check(kern, seed=0):
         cases += [(3, 2048, 2048, 20, 10, 64, 1, dt), (1, 2048, 2048, 10, 10, 64, 1, dt)]
         cases += [(1, 2000, 2000, 40, 40, 256, c, dt) for c in (0, 1)]
         # a last wave of long full tiles after whole rounds: 24 tiles of 32 blocks
-        # (d = 128) and 120 of 50 (d = 256, 80-key blocks) left for the tail launch
+        # (d = 128) and 120 of 50 (d = 256, 80-key blocks until the thirty-fourth
+        # session, 63 of 64 keys since) left for the tail launch
         cases += [(1, 4096, 4096, 9, 9, 128, 0, dt), (1, 4000, 4000, 12, 12, 256, 0, dt)]
+        # d = 256's last wave of tiles of 128 and 200 blocks (lab t128, t192): 112
+        # tiles after four rounds, 36 after two
+        cases += [(1, 8192, 8192, 10, 10, 256, 0, dt), (1, 12800, 12800, 3, 3, 256, 0, dt)]
     bad = 0
     for (b, sq, sk, h, hkv, d, causal, dt) in cases:
         q = torch.randn(b, sq, h, d, device="cuda", dtype=dt)
