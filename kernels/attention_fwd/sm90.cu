@@ -22,7 +22,8 @@
 // barriers) except on causal inputs of up to 2048 keys. A finished tile's O
 // is packed into shared memory (its own buffer, or over the V ring where no
 // room is left) and written by a TMA store, which the consumers do not wait
-// for (over the V ring, the producer issues it).
+// for (over the V ring, the producer issues it; in d = 256's tail launch, O
+// goes over the consumer's own Q rows).
 //
 // Without a mask a work unit is one query tile; with the causal mask it is
 // the pair of query tiles j and M-1-j of one (batch, head), equal in cost, so
@@ -31,9 +32,9 @@
 // full round of units and the leftover form a pool of whole tiles, which the
 // host deals longest first, each to the CTA free first, on lists in the
 // launch's parameters. Otherwise the leftover units run whole, or, where
-// their tiles are long (d = 64 with three consumers, d = 128), in a second
-// launch that cuts their key blocks into equal ranges, one per CTA, and
-// merges the pieces of each tile.
+// their tiles are long (d = 64 with three consumers, d = 128, and d = 256
+// from s = 12288 on), in a second launch that cuts their key blocks into
+// equal ranges, one per CTA, and merges the pieces of each tile.
 // d = 96 and 192 run as 128 and 256: the TMA fills the columns past d with
 // zeros, which add nothing to Q K^T and produce columns of O not stored.
 //
@@ -260,8 +261,16 @@ constexpr int kMaxCtaPoolTiles = 8;
 // against key blocks at d = 128 is 1.3 to 1.8 blocks per tile (s12 run 2).
 constexpr int kTileCostHalfBlocks = 3;
 
+// d = 256 cuts tiles of at least 192 of its 64-key blocks (s >= 12288); its
+// tail launch stages O over each consumer's own Q rows (StoreTile's kOverQ),
+// since the V ring its other launches stage O over needs every consumer at
+// every store. Against no tail launch (H100, lab passes interleaved with FA3):
+// perf-grid full s = 16384 +1.6% in each of three passes, and at b = 1 full
+// s = 12800 h = 3 +20 to 22%, s = 32768 h = 2 +2%, causal even (two passes);
+// cutting from 128 blocks lost 1.8% at full s = 8192 h = 10 (both passes).
+// Runs in docs/gpu_runs/2026-12-07/61-lab.tgz and 62-lab.tgz.
 __host__ __device__ constexpr int MinSplitBlocks(int d, int consumers) {
-  return d == 64 ? (consumers == 3 ? 16 : 0) : (d == 128 ? 48 : 0);
+  return d == 64 ? (consumers == 3 ? 16 : 0) : (d == 128 ? 48 : 192);
 }
 
 // One piece of the tail: key blocks [it_begin, it_end) of one tile, in the
@@ -1038,8 +1047,13 @@ __device__ __forceinline__ int OStageBlock(int kv_last, int consumer) {
 }
 
 template <class Cfg>
+__device__ __forceinline__ int OStageSlot(int block) {
+  return (block + Cfg::kStages) % Cfg::kStages;
+}
+
+template <class Cfg>
 __device__ __forceinline__ uint32_t OStageAddr(const SmemMap<Cfg>& sm, int block) {
-  return sm.v + (block + Cfg::kStages) % Cfg::kStages * Cfg::kKvBytes;
+  return sm.v + OStageSlot<Cfg>(block) * Cfg::kKvBytes;
 }
 
 // Staggered start (round-robin walk). Every CTA's tiles are the same length
@@ -1080,8 +1094,9 @@ __device__ __forceinline__ void StaggerStart(const FwdParams& p,
 // than after its last, so it is not queued behind this tile's K/V. Its buffer is the previous
 // tile's, which the consumers release after that tile's last S product,
 // without waiting for anything of this tile, so the wait cannot deadlock.
-// Where O is staged over the V ring, it also stores each tile's O and waits
-// for the store to read it before the next tile's first V goes there.
+// Where O is staged over the V ring (not in the tail launch, which stages it
+// over Q), it also stores each tile's O and waits for the store to read it
+// before the next tile's first V goes there.
 // It walks the CTA's TileWalk, as the consumers do, after StaggerStart.
 template <class Cfg, bool kEarlyQ, bool kKAhead, Walk kWalk>
 __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtensorMap* tmap_q,
@@ -1138,7 +1153,7 @@ __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtens
   // its consumers write their next O over consumer 1's slot after that V.
   bool last_rows = false;
   auto load_v = [&](int i, const TileCoord& tc, int n, bool more) {
-    if constexpr (!Cfg::kOwnOBuffer) {
+    if constexpr (!Cfg::kOwnOBuffer && kWalk != Walk::kTail) {
       static_assert(Cfg::kRows == 128, "two consumers' rows over two V slots");
       if (v_after_o) {
         store_rows(tiles - 2, last_tc, 0, i - 1);
@@ -1186,7 +1201,7 @@ __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtens
     if (kKAhead) load_v(kv_iter - 1, t.tc, t.n_blocks - t.it_end, false);  // the tile's last block
     last_tc = t.tc;
   }
-  if (!Cfg::kOwnOBuffer && tiles > 0) {
+  if (!Cfg::kOwnOBuffer && kWalk != Walk::kTail && tiles > 0) {
     store_rows(tiles - 1, last_tc, 0, kv_iter - 1);
     store_rows(tiles - 1, last_tc, 1, kv_iter - 1);
     BulkWait();
@@ -1411,13 +1426,13 @@ __device__ __forceinline__ void VoteOnSums(const float (&s_acc)[kBlockN / 2], co
 // sum over its quad (d >= 128, whose sums are final before that P V; d = 64's
 // come whole from the tensor pipe) and the wait for the O buffer's last store
 // to be read (own buffer).
-template <class Cfg, bool kBf16>
+template <class Cfg, bool kBf16, bool kOverQ = false>
 __device__ __forceinline__ void StoreTile(const float (&o_acc)[Cfg::kD / 2],
                                           const float (&row_max)[2], const float (&row_sum)[2],
                                           const TileCoord& tc, int m0, const ConsumerLane& cl,
                                           const SmemMap<Cfg>& sm,
                                           const CUtensorMap* tmap_o, const FwdParams& p,
-                                          int kv_last = 0) {
+                                          int kv_last = 0, int qs = 0) {
   constexpr int D = Cfg::kD;
   float inv[2];
   float lse[2];
@@ -1435,11 +1450,18 @@ __device__ __forceinline__ void StoreTile(const float (&o_acc)[Cfg::kD / 2],
   // block before, each free once every consumer has released that block (the
   // producer sent no V there since: it waits for these rows' store first).
   uint32_t stage = sm.o + cl.consumer * 64 * kSwizzleBytes;
-  if constexpr (!Cfg::kOwnOBuffer) {
+  // Over Q (kOverQ, the tail launch at d = 256): the consumer's own Q rows,
+  // whose chunks lie kRows rows apart; it stores them itself, and EndTile
+  // releases Q once the store has read them.
+  constexpr bool kSelfStore = Cfg::kOwnOBuffer || kOverQ;
+  constexpr int kChunkBytes = kOverQ ? Cfg::kRows * kSwizzleBytes : Cfg::kOChunkBytes;
+  if constexpr (kOverQ) {
+    stage = sm.q + qs * Cfg::kQBytes + cl.consumer * 64 * kSwizzleBytes;
+  } else if constexpr (!Cfg::kOwnOBuffer) {
     const int use = OStageBlock<Cfg>(kv_last, cl.consumer);
     stage = OStageAddr(sm, use);
     if (use >= 0) {
-      MbarWait(sm.v_empty + 8 * (use % Cfg::kStages), (use / Cfg::kStages) & 1);
+      MbarWait(sm.v_empty + 8 * OStageSlot<Cfg>(use), (use / Cfg::kStages) & 1);
     }
   }
   const int t = threadIdx.x % 128;
@@ -1448,7 +1470,7 @@ __device__ __forceinline__ void StoreTile(const float (&o_acc)[Cfg::kD / 2],
     const int row = (t / 32) * 16 + t % 32 / 4 + 8 * r;  // within the consumer's 64
 #pragma unroll
     for (int dn = 0; dn < D / 8; ++dn) {
-      const uint32_t addr = stage + (dn / 8) * Cfg::kOChunkBytes + row * kSwizzleBytes +
+      const uint32_t addr = stage + (dn / 8) * kChunkBytes + row * kSwizzleBytes +
                             (((dn % 8) ^ (row % 8)) * 16) + cl.quad_col * 4;
       const uint32_t v = PackPair<kBf16>(o_acc[dn * 4 + r * 2] * inv[r],
                                          o_acc[dn * 4 + r * 2 + 1] * inv[r]);
@@ -1456,9 +1478,9 @@ __device__ __forceinline__ void StoreTile(const float (&o_acc)[Cfg::kD / 2],
     }
   }
   FenceProxyAsync();
-  if constexpr (Cfg::kOwnOBuffer) {
+  if constexpr (kSelfStore) {
     ConsumerSync(cl.consumer);
-    StoreORowsIf<Cfg>(issuer, tmap_o, stage, Cfg::kOChunkBytes, tc, m0 + cl.consumer * 64);
+    StoreORowsIf<Cfg>(issuer, tmap_o, stage, kChunkBytes, tc, m0 + cl.consumer * 64);
     BulkCommitIf(issuer);
   } else {
     // The producer stores it (RunProducer's store_rows).
@@ -1510,13 +1532,13 @@ __device__ __forceinline__ int AtomicAddIf(bool pred, int* ptr, int value) {
 // counts the last piece merges every piece's partial, its own included, in
 // piece order, so the result does not depend on which piece finished last,
 // and stores the tile.
-template <class Cfg, bool kBf16, int kConsumers>
+template <class Cfg, bool kBf16, int kConsumers, bool kOverQ>
 __device__ __forceinline__ void FinishPiece(float (&o_acc)[Cfg::kD / 2], float (&row_max)[2],
                                             float (&row_sum)[2], const TailPiece& w,
                                             const TileCoord& tc, int m0, const ConsumerLane& cl,
                                             const SmemMap<Cfg>& sm,
                                             const CUtensorMap* tmap_o, const FwdParams& p,
-                                            const WalkArgs<Walk::kTail>& ta) {
+                                            const WalkArgs<Walk::kTail>& ta, int qs) {
   constexpr int D = Cfg::kD;
   constexpr int kVecs = D / 8 + 1;  // float4s per thread
   const int t = threadIdx.x % 128;
@@ -1567,7 +1589,7 @@ __device__ __forceinline__ void FinishPiece(float (&o_acc)[Cfg::kD / 2], float (
       o_acc[4 * j + 3] += v.w * c1;
     }
   }
-  StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, tmap_o, p);
+  StoreTile<Cfg, kBf16, kOverQ>(o_acc, row_max, row_sum, tc, m0, cl, sm, tmap_o, p, 0, qs);
 }
 
 // A tile's end: its store, or for a piece of a split tile (tail launch)
@@ -1578,14 +1600,20 @@ __device__ __forceinline__ void EndTile(float (&o_acc)[Cfg::kD / 2], float (&row
                                         const TileCoord& tc, int m0, const ConsumerLane& cl,
                                         const SmemMap<Cfg>& sm, const CUtensorMap* tmap_o,
                                         const FwdParams& p, const WalkArgs<kWalk>& wa,
-                                        int kv_last) {
+                                        int kv_last, int qs) {
   if constexpr (kWalk == Walk::kTail) {
-    static_assert(Cfg::kOwnOBuffer, "O over the V ring needs every consumer at every store");
+    constexpr bool kOverQ = !Cfg::kOwnOBuffer;
     if (piece.pieces == 1) {
-      StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, tmap_o, p);
+      StoreTile<Cfg, kBf16, kOverQ>(o_acc, row_max, row_sum, tc, m0, cl, sm, tmap_o, p, 0, qs);
     } else {
-      FinishPiece<Cfg, kBf16, kConsumers>(o_acc, row_max, row_sum, piece, tc, m0, cl, sm,
-                                          tmap_o, p, wa);
+      FinishPiece<Cfg, kBf16, kConsumers, kOverQ>(o_acc, row_max, row_sum, piece, tc, m0, cl, sm,
+                                                  tmap_o, p, wa, qs);
+    }
+    if constexpr (kOverQ) {
+      // Q is free once this consumer's O rows staged over it are read.
+      BulkWaitReadIf(threadIdx.x % 128 == 0);
+      ConsumerSync(cl.consumer);
+      MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0);
     }
   } else {
     StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, tmap_o, p, kv_last);
@@ -1694,8 +1722,9 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
   // where the next tile's first K then lands before the last tile ends.
   constexpr bool kKAhead = D >= 128;
   // Where Q is read from shared memory, its buffer is released once the
-  // tile's last S product has completed (O never goes out through it).
-  constexpr bool kReleaseQAfterS = !kQRegs;
+  // tile's last S product has completed, unless O goes out through it (the
+  // tail launch without an own O buffer: EndTile releases Q after the store).
+  constexpr bool kReleaseQAfterS = !kQRegs && !(kTail && !Cfg::kOwnOBuffer);
 
   extern __shared__ __align__(1024) uint8_t smem_raw[];
   const SmemMap<Cfg> sm(smem_raw);
@@ -2002,7 +2031,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
       row_sum[1] = l_acc[2];
     }
     EndTile<Cfg, kBf16, kConsumers>(o_acc, row_max, row_sum, t.piece, tc, m0, cl, sm, &tmap_o,
-                                    p, wa, kv_iter - 1);
+                                    p, wa, kv_iter - 1, qs);
     ++q_iter;
   }
   // The last stores must be done before the CTA's shared memory goes away.

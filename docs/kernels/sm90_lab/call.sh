@@ -2,14 +2,15 @@
 # xz-packed fa3-fwd and cudnn-frontend wheels) and .lab12 (the bundle and the committed file):
 #   wheels        unpacks .whlx into .whl (fa3-fwd, for lab.sh) and .whl2 (cudnn-frontend), where
 #                 s15_run3.sh looks for them;
-#   figure        packs the lab's files in $OUT into $OUT/lab.tgz, then runs s15_run3.sh (verify
+#   figure [FILE] packs the lab's files in $OUT into $OUT/lab.tgz, then runs s15_run3.sh on FILE
+#                 (default the committed file, .lab12/sm90.cu) (verify
 #                 --scenarios all and the bench with fa3 and cudnn, through the bundle) into
 #                 /tmp/fig and brings back its verify and bench reports and results.tgz: a call
 #                 returns at most 8 files. NODE_SECONDS (default 420) bounds the node run;
 #   pack_lab      the lab's files in $OUT into $OUT/lab.tgz alone (a call returns at most 8);
 #   lab_end CARD  after a lab: on an H200 (CARD, nvidia-smi's name), unless NO_FIGURE is set,
 #                 figure (NODE_SECONDS default 340); elsewhere pack_lab. Lists $OUT;
-#   verify_only   figure with s15_run3.sh's verify --scenarios all alone (VERIFY_ONLY=1,
+#   verify_only [FILE]  figure with s15_run3.sh's verify --scenarios all alone (VERIFY_ONLY=1,
 #                 NODE_SECONDS default 200);
 #   ncu1 K D C S  from the lab folder (after lab.sh): ncu on every launch of one.py's fourth call
 #                 of K ($L/sm90_V.so or fa3) at head dim D, causal C, length S, into $OUT/ncu.txt:
@@ -26,7 +27,7 @@ wheels() {
 figure() {
   (cd "$OUT" && ls | grep -v -e '^lab.tgz$' | tar -czf lab.tgz -T - && ls | grep -v '^lab.tgz$' | xargs rm -f)
   mkdir -p /tmp/fig && cd "$CALL_ROOT" &&
-    OUT=/tmp/fig NODE_SECONDS=${NODE_SECONDS:-420} bash docs/kernels/sm90_lab/s15_run3.sh
+    OUT=/tmp/fig NODE_SECONDS=${NODE_SECONDS:-420} bash docs/kernels/sm90_lab/s15_run3.sh "$@"
   cp /tmp/fig/02-verify.txt /tmp/fig/results.tgz "$OUT"/
   if [ -z "$VERIFY_ONLY" ]; then cp /tmp/fig/03-bench.txt "$OUT"/; fi
 }
@@ -46,7 +47,7 @@ lab_end() {
 }
 
 verify_only() {
-  VERIFY_ONLY=1 NODE_SECONDS=${NODE_SECONDS:-200} figure
+  VERIFY_ONLY=1 NODE_SECONDS=${NODE_SECONDS:-200} figure "$@"
 }
 
 ncu1() {
