@@ -246,9 +246,23 @@ int main() {
   for (int s : {4096, 8192, 16384}) {
     ok = ok && CheckPool<128, 128>(132, 16384 / s, 16, s, s, true);  // d = 128
     ok = ok && CheckPool<128, 192>(132, 16384 / s, 32, s, s, true);  // d = 64
-    ok = ok && CheckPool<80, 128>(132, 16384 / s, 8, s, s, true);    // d = 256
+    ok = ok && CheckPool<64, 128>(132, 16384 / s, 8, s, s, true);    // d = 256
   }
   ok = ok && CheckPool<128, 128>(132, 8, 16, 2048, 2048, true);
+  // d = 256's tail threshold: s = 12800, h = 3 leaves 36 tiles of 200 key
+  // blocks after two rounds, which are cut; s = 8192, h = 10 leaves 112 of
+  // 128, which run whole.
+  constexpr int kMin256 = MinSplitBlocks(256, 2);
+  ok = ok && CheckTail<64, 128, kMin256>(132, 1, 3, 12800, 12800, false) &&
+       CheckTail<64, 128, kMin256>(132, 1, 10, 8192, 8192, false);
+  FwdParams cut = Shape(128, 1, 3, 12800, 12800, false);
+  FwdParams whole = Shape(128, 1, 10, 8192, 8192, false);
+  if (ok && PlanTail<64, 128, kMin256>(132, &cut).pieces.empty()) {
+    ok = Fail("d = 256 left tiles of 200 key blocks whole", cut, 132);
+  }
+  if (ok && !PlanTail<64, 128, kMin256>(132, &whole).pieces.empty()) {
+    ok = Fail("d = 256 cut tiles of 128 key blocks", whole, 132);
+  }
   std::mt19937 rng(7);
   int pools = 0;
   int tails = 0;
@@ -266,14 +280,22 @@ int main() {
         ok = CheckPool<128, 192>(grid, b, h, s_q, s_k, false);
         break;
       default:
-        ok = CheckPool<80, 128>(grid, b, h, s_q, s_k, false);
+        ok = CheckPool<64, 128>(grid, b, h, s_q, s_k, false);
         break;
     }
     ++pools;
     const bool causal = rng() % 2;
-    ok = ok &&
-         ((rng() % 2) ? CheckTail<128, 128, MinSplitBlocks(128, 2)>(grid, b, h, s_q, s_k, causal)
-                      : CheckTail<128, 192, MinSplitBlocks(64, 3)>(grid, b, h, s_q, s_k, causal));
+    switch (rng() % 3) {
+      case 0:
+        ok = ok && CheckTail<128, 128, MinSplitBlocks(128, 2)>(grid, b, h, s_q, s_k, causal);
+        break;
+      case 1:
+        ok = ok && CheckTail<128, 192, MinSplitBlocks(64, 3)>(grid, b, h, s_q, s_k, causal);
+        break;
+      default:
+        ok = ok && CheckTail<64, 128, MinSplitBlocks(256, 2)>(grid, b, h, s_q, s_k, causal);
+        break;
+    }
     ++tails;
   }
   if (!ok) return 1;
