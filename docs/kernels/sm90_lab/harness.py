@@ -4,7 +4,7 @@ and, with --fa3, FlashAttention-3's forward (the fa3-fwd wheel, bf16 only).
 Usage: python3 harness.py SO... [--check] [--probe] [--scale] [--shapes] [--bench] [--fa3] [--only-d D]
        [--only-dtype bf16|fp16] [--reps N]
 """
-import argparse, ctypes, math, os, statistics, sys
+import argparse, ctypes, math, os, random, statistics, sys
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import sdpa_kernel, SDPBackend
@@ -156,18 +156,21 @@ def check(kern, seed=0):
 def interleaved_us(fns, reps, flush, warmup):
     """Median microseconds of each function: `warmup` untimed calls each,
     then `reps` rounds calling every function once, the L2 flushed before
-    every call. Round r starts at the r-th function (the order rotates): in a
-    fixed order, on short shapes, each place later in the round read about 1%
-    faster (H100, d = 256 causal s = 512, docs/gpu_runs/2026-12-07/61-lab.tgz)."""
+    every call, each round in its own shuffled order (seeded: the same for
+    every shape). In a fixed order, on short shapes, each place later in the
+    round read about 1% faster (H100, d = 256 causal s = 512, 61-lab.tgz);
+    rotating the order, which keeps each function's neighbours, left the same
+    bias (64-lab.tgz)."""
     for _ in range(warmup):
         for f in fns.values():
             f()
     torch.cuda.synchronize()
     times = {n: [] for n in fns}
     order = list(fns.items())
-    for r in range(reps):
-        for j in range(len(order)):
-            n, f = order[(r + j) % len(order)]
+    shuffle = random.Random(1)
+    for _ in range(reps):
+        shuffle.shuffle(order)
+        for n, f in order:
             flush.zero_()
             e0 = torch.cuda.Event(enable_timing=True); e1 = torch.cuda.Event(enable_timing=True)
             e0.record(); f(); e1.record()
