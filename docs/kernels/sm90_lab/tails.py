@@ -1,29 +1,48 @@
-"""Where d = 256 cuts tiles in a tail launch: shapes with few, long tiles (one batch, a few heads,
-long inputs), whose last round of tiles leaves most CTAs idle, each kernel and FA3 interleaved,
-bf16, the L2 flushed before every call. TFLOP/s per shape and each kernel over FA3.
+"""Shapes of few, long tiles, off the perf grid, each kernel and FA3 interleaved, bf16, the L2
+flushed before every call. TFLOP/s per shape and each kernel over FA3.
 
-Usage: python3 tails.py SO... [--reps N]
+  --grid tails  (default) d = 256 full inputs at b = 1 with a few heads, whose last round of
+                tiles leaves most CTAs idle: where the tail launch cuts tiles;
+  --grid pool   causal d = 128 and 256 inputs of 2048-8191 keys with few heads: where the
+                causal pool (MinPoolKeys) takes over from the round-robin pairs.
+
+Usage: python3 tails.py SO... [--grid tails|pool] [--reps N]
 """
 import math
+import sys
 import harness
 
+grid_name = "tails"
+if "--grid" in sys.argv:
+    i = sys.argv.index("--grid")
+    grid_name = sys.argv[i + 1]
+    del sys.argv[i:i + 2]
+# (d, causal, s, h, b). tails: 128-row tiles per head are s / 128, so s = 8192, h = 10 is 640
+# tiles (4.85 rounds of 132 CTAs), s = 12800, h = 3 is 300 (2.27), s = 16384, h = 4 is 512
+# (3.88), s = 32768, h = 2 is 512 tiles of 512 key blocks each. pool: causal units are pairs of
+# tiles, s / 256 a head: s = 4096, h = 5 is 80 units on 132 CTAs, h = 16 is 256 (1.94 rounds),
+# s = 6144, h = 3 is 72, s = 7680, h = 2 is 60, b = 2 s = 3072 h = 7 is 168 (1.27).
+GRIDS = {
+    "tails": [(256, 0, 8192, 10, 1), (256, 0, 12800, 3, 1), (256, 0, 16384, 4, 1),
+              (256, 0, 32768, 2, 1), (256, 1, 16384, 4, 1), (256, 1, 32768, 2, 1)],
+    "pool": [(d, 1, s, h, b) for d in (128, 256)
+             for s, h, b in ((2048, 16, 1), (3072, 7, 2), (4096, 5, 1), (4096, 16, 1),
+                             (6144, 3, 1), (7680, 2, 1))],
+}
+if grid_name not in GRIDS:
+    sys.exit(f"tails.py: --grid is one of {', '.join(GRIDS)}, not {grid_name!r}")
 kerns, reps, flush = harness.lab_setup()
-d = 256
-# (causal, s, h), b = 1: 128-row tiles per head are s / 128, so s = 8192, h = 10 is 640 tiles
-# (4.85 rounds of 132 CTAs), s = 12800, h = 3 is 300 (2.27), s = 16384, h = 4 is 512 (3.88),
-# s = 32768, h = 2 is 512 tiles of 512 key blocks each.
-grid = [(0, 8192, 10), (0, 12800, 3), (0, 16384, 4), (0, 32768, 2), (1, 16384, 4), (1, 32768, 2)]
 ratios = {n: [] for n in kerns}
-for c, s, h in grid:
-    q, k, v = harness.random_qkv(1, s, s, h, d)
+for d, c, s, h, b in GRIDS[grid_name]:
+    q, k, v = harness.random_qkv(b, s, s, h, d)
     scale = 1.0 / math.sqrt(d)
     fns = harness.kernel_calls(kerns, q, k, v, c, scale)
     fns["fa3"] = harness.fa3_call(q, k, v, c, scale)
     us = harness.interleaved_us(fns, reps, flush, warmup=3)
-    flops = 4.0 * h * s * s * d / (2 if c else 1)
+    flops = 4.0 * b * h * s * s * d / (2 if c else 1)
     for n in kerns:
         ratios[n].append(us["fa3"] / us[n])
-    print(f"d={d} c={c} s={s:5d} h={h:2d} b=1 fa3 {us['fa3']:8.1f}us {flops / us['fa3'] / 1e6:4.0f}TF" +
+    print(f"d={d} c={c} s={s:5d} h={h:2d} b={b} fa3 {us['fa3']:8.1f}us {flops / us['fa3'] / 1e6:4.0f}TF" +
           "".join(f" | {n} {us[n]:8.1f}us {flops / us[n] / 1e6:4.0f}TF f{us['fa3'] / us[n]:.3f}"
                   for n in kerns), flush=True)
 for n, r in ratios.items():

@@ -1,0 +1,29 @@
+# Built in the thirty-fifth session for the next one (not run yet). `carry: [".whlx", ".lab12",
+# ".lab81/so.tar.xz"]`, timeout_s 560. .lab81 by `bash docs/kernels/sm90_lab/build.sh .lab81
+# docs/kernels/sm90_lab/s44_mp8.patch docs/kernels/sm90_lab/s45_mq4.patch
+# docs/kernels/sm90_lab/s45_mq8.patch docs/kernels/sm90_lab/s45_m8.patch` (~125 s).
+# The causal pool's thresholds (MinPoolKeys), host only, every kernel SASS-identical to head's:
+# mp8 d = 256 from 8192 keys (+0.2-0.6% at perf causal s = 4096 in six passes, 64/65-lab.tgz,
+# verify 202/202 in 66-*); mq4 / mq8 d = 128 from 4096 / 8192 (the committed file's d = 128
+# causal s = 4096 read 1.02x FA3 in 63-*, its lowest d = 128 row); m8 mp8 and mq8 together.
+# Checks; d = 128 perf-grid passes (head, mq4, mq8); tails.py --grid pool (causal d = 128 and
+# 256 inputs of 2048-7680 keys with few heads, where the pool was meant to pay) on head, mp8,
+# mq4, mq8, two passes; then on an H200 the committed file's figure, elsewhere the lab's files.
+source docs/kernels/sm90_lab/call.sh && wheels > /dev/null || exit 1
+mkdir -p .lab5x && tar -C .lab5x -xJf .lab81/so.tar.xz || exit 1
+card=$(nvidia-smi --query-gpu=name --format=csv,noheader); echo "$card"
+(
+  BUDGET=${LAB_BUDGET:-170} WHEELS=.whl LAB=.lab5x source docs/kernels/sm90_lab/lab.sh > /dev/null || exit 1
+  check mp8 mq4 mq8 m8
+  ok=$(passed mq4 mq8)
+  [ -n "$ok" ] && bench2 128 40 $ok
+  ok=$(passed mp8 mq4 mq8)
+  for pass in 1 2; do
+    room 40 && timeout 60 python3 tails.py --grid pool $L/sm90_head.so \
+      $(for v in $ok; do echo $L/sm90_$v.so; done | { [ $pass = 2 ] && tac || cat; }) \
+      > $OUT/pool-$pass.txt 2>&1
+    tail -n 4 $OUT/pool-$pass.txt
+  done
+  summary $(cd $OUT && ls bench-*.txt | sed 's/^bench-//; s/\.txt$//')
+)
+lab_end "$card"
