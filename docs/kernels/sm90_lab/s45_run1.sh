@@ -1,7 +1,16 @@
 # Built in the thirty-fifth session for the next one (not run yet). `carry: [".whlx", ".lab12",
-# ".lab81/so.tar.xz"]`, timeout_s 560. .lab81 by `bash docs/kernels/sm90_lab/build.sh .lab81
-# docs/kernels/sm90_lab/s44_mp8.patch docs/kernels/sm90_lab/s45_mq4.patch
-# docs/kernels/sm90_lab/s45_mq8.patch docs/kernels/sm90_lab/s45_m8.patch` (~125 s).
+# ".lab81/so.tar.xz", ".lab82/so.tar.xz"]`, timeout_s 600. .lab81 by `bash
+# docs/kernels/sm90_lab/build.sh .lab81 docs/kernels/sm90_lab/s44_mp8.patch
+# docs/kernels/sm90_lab/s45_mq4.patch docs/kernels/sm90_lab/s45_mq8.patch
+# docs/kernels/sm90_lab/s45_m8.patch` (~125 s), .lab82 by `bash docs/kernels/sm90_lab/build.sh
+# .lab82 docs/kernels/sm90_lab/s45_qh2.patch` (~50 s).
+# qh2 (s45_qh2.patch): s25_qh's per-consumer Q rows at d = 256 (one Q buffer there), on
+# today's file: each consumer's 64 rows of Q loaded (a 64-row TMA box) and released on barriers
+# of their own; the producer issues consumer 0's rows, the tile's first K, then consumer 1's, so
+# that consumer 0 need not wait for consumer 1's last S product before its next Q. s25 measured
+# qh +0.6% over d = 256 when O still went out through Q (then moot beside ov); a trace in s40 had
+# the consumers wait 1258 cycles a tile for Q at s = 512. Only the d = 256 kernels differ: 40-128
+# instructions longer, steady loops 1-3 longer (scheduling), walk 2's 24 bytes of spills gone.
 # The causal pool's thresholds (MinPoolKeys), host only, every kernel SASS-identical to head's:
 # mp8 d = 256 from 8192 keys (+0.2-0.6% at perf causal s = 4096 in six passes, 64/65-lab.tgz,
 # verify 202/202 in 66-*); mq4 / mq8 d = 128 from 4096 / 8192 (the committed file's d = 128
@@ -10,11 +19,13 @@
 # 256 inputs of 2048-7680 keys with few heads, where the pool was meant to pay) on head, mp8,
 # mq4, mq8, two passes; then on an H200 the committed file's figure, elsewhere the lab's files.
 source docs/kernels/sm90_lab/call.sh && wheels > /dev/null || exit 1
-mkdir -p .lab5x && tar -C .lab5x -xJf .lab81/so.tar.xz || exit 1
+mkdir -p .lab5x && tar -C .lab5x -xJf .lab81/so.tar.xz && tar -C .lab5x -xJf .lab82/so.tar.xz || exit 1
 card=$(nvidia-smi --query-gpu=name --format=csv,noheader); echo "$card"
 (
-  BUDGET=${LAB_BUDGET:-170} WHEELS=.whl LAB=.lab5x source docs/kernels/sm90_lab/lab.sh > /dev/null || exit 1
-  check mp8 mq4 mq8 m8
+  BUDGET=${LAB_BUDGET:-180} WHEELS=.whl LAB=.lab5x source docs/kernels/sm90_lab/lab.sh > /dev/null || exit 1
+  check qh2 mp8 mq4 mq8 m8
+  ok=$(passed qh2)
+  [ -n "$ok" ] && bench2 256 40 $ok && room 40 && bench1 3 256 head $ok
   ok=$(passed mq4 mq8)
   [ -n "$ok" ] && bench2 128 40 $ok
   ok=$(passed mp8 mq4 mq8)
@@ -26,4 +37,4 @@ card=$(nvidia-smi --query-gpu=name --format=csv,noheader); echo "$card"
   done
   summary $(cd $OUT && ls bench-*.txt | sed 's/^bench-//; s/\.txt$//')
 )
-lab_end "$card"
+NODE_SECONDS=${NODE_SECONDS:-370} lab_end "$card"
