@@ -251,6 +251,16 @@ def kernel_calls(kerns, q, k, v, causal, scale):
         calls[n] = (lambda kern=kern, args=args: kern(args))
     return calls
 
+def time_with_fa3(kerns, b, s, h, d, causal, reps, flush):
+    """Median microseconds of each kernel (an O and LSE of its own) and FA3 on one bf16
+    [b, s, h, d] shape with s keys, interleaved, 3 warm-up calls each, the L2 flushed before
+    every call (waves.py, tails.py)."""
+    q, k, v = random_qkv(b, s, s, h, d)
+    scale = 1.0 / math.sqrt(d)
+    fns = kernel_calls(kerns, q, k, v, causal, scale)
+    fns["fa3"] = fa3_call(q, k, v, causal, scale)
+    return interleaved_us(fns, reps, flush, warmup=3)
+
 def time_kernels(kerns, b, s_q, s_k, h, h_kv, causal, reps, flush, d=128):
     """Median microseconds of each kernel on one bf16 shape, the kernels
     interleaved, the L2 flushed before every call."""

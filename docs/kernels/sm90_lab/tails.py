@@ -34,11 +34,7 @@ if grid_name not in GRIDS:
 kerns, reps, flush = harness.lab_setup()
 ratios = {n: [] for n in kerns}
 for d, c, s, h, b in GRIDS[grid_name]:
-    q, k, v = harness.random_qkv(b, s, s, h, d)
-    scale = 1.0 / math.sqrt(d)
-    fns = harness.kernel_calls(kerns, q, k, v, c, scale)
-    fns["fa3"] = harness.fa3_call(q, k, v, c, scale)
-    us = harness.interleaved_us(fns, reps, flush, warmup=3)
+    us = harness.time_with_fa3(kerns, b, s, h, d, c, reps, flush)
     flops = 4.0 * b * h * s * s * d / (2 if c else 1)
     for n in kerns:
         ratios[n].append(us["fa3"] / us[n])

@@ -5,7 +5,6 @@ last wave well reads about the same at both head counts.
 
 Usage: python3 waves.py SO... [--reps N]
 """
-import math
 import harness
 
 kerns, reps, flush = harness.lab_setup()
@@ -17,11 +16,7 @@ grid = [(128, 1, 2048, (16, 33)), (128, 1, 4096, (16, 33)), (128, 1, 8192, (16, 
 for d, c, s, hs in grid:
     for h in hs:
         b = 16384 // s
-        q, k, v = harness.random_qkv(b, s, s, h, d)
-        scale = 1.0 / math.sqrt(d)
-        fns = harness.kernel_calls(kerns, q, k, v, c, scale)
-        fns["fa3"] = harness.fa3_call(q, k, v, c, scale)
-        us = harness.interleaved_us(fns, reps, flush, warmup=3)
+        us = harness.time_with_fa3(kerns, b, s, h, d, c, reps, flush)
         flops = 4.0 * b * h * s * s * d / (2 if c else 1)
         print(f"d={d:3d} c={c} s={s:5d} h={h:2d} b={b:2d}" +
               "".join(f" | {n} {t:7.1f}us {flops / t / 1e6:4.0f}TF" for n, t in us.items()), flush=True)
