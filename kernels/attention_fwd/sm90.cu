@@ -134,6 +134,13 @@ struct TileConfig {
   static constexpr int kQStages =
       (1024 + 2 * kQBytes + 2 * kStages * kKvBytes + 8 * (4 + 4 * kStages) <= kMaxSmem) ? 2 : 1;
   static constexpr int kChunks = D / 64;  // 128-byte-wide column chunks
+  // Where one Q buffer is all that fits (d = 256), each consumer's 64 rows
+  // of it are loaded and released on barriers of their own, so that the
+  // consumer done with Q first gets its next tile's rows without waiting for
+  // the other's last S product: +0.4% to +0.6% over d = 256's perf grid in
+  // four lab passes, full s <= 1024 +1.0% to +2.0% (lab qh2, H100, each pass
+  // one process interleaved with FA3; docs/gpu_runs/2026-12-07/67-lab.tgz).
+  static constexpr int kQParts = kQStages == 1 ? kRows / 64 : 1;
   // O leaves through shared memory and TMA stores: in a buffer of its own
   // where one fits, else over the V ring, each consumer's rows in a slot of
   // their own once every consumer has released that slot's V block; the next
@@ -150,7 +157,7 @@ struct TileConfig {
   // faster over d = 256's perf grid in four passes, its regions at s <= 1024
   // from -1.3% to +3.0% (lab oc, s40, H100, each pass one process,
   // interleaved with FA3).
-  static constexpr int kRingBarrierBytes = 8 * (2 * kQStages + 4 * kStages);  // full and empty
+  static constexpr int kRingBarrierBytes = 8 * (2 * kQStages * kQParts + 4 * kStages);  // full, empty
   static constexpr bool kOwnOBuffer =
       1024 + (kQStages + 1) * kQBytes + 2 * kStages * kKvBytes + kRingBarrierBytes <= kMaxSmem;
   static_assert(kOwnOBuffer || kStages * kKvBytes >= kQBytes, "O does not fit over the V ring");
@@ -994,8 +1001,8 @@ struct SmemMap {
     o = Cfg::kOwnOBuffer ? v + Cfg::kStages * Cfg::kKvBytes : v;
     ones = v + Cfg::kStages * Cfg::kKvBytes + (Cfg::kOwnOBuffer ? Cfg::kQBytes : 0);
     q_full = ones + Cfg::kOnesBytes;
-    q_empty = q_full + 8 * Cfg::kQStages;
-    k_full = q_empty + 8 * Cfg::kQStages;
+    q_empty = q_full + 8 * Cfg::kQStages * Cfg::kQParts;
+    k_full = q_empty + 8 * Cfg::kQStages * Cfg::kQParts;
     v_full = k_full + 8 * Cfg::kStages;
     k_empty = v_full + 8 * Cfg::kStages;
     v_empty = k_empty + 8 * Cfg::kStages;
@@ -1006,9 +1013,9 @@ struct SmemMap {
   // completes on the producer's arrival plus the TMA bytes; an empty one once
   // lane 0 of every consumer warp has arrived.
   __device__ __forceinline__ void InitBarriers(int consumer_warps) const {
-    for (int s = 0; s < Cfg::kQStages; ++s) {
+    for (int s = 0; s < Cfg::kQStages * Cfg::kQParts; ++s) {
       MbarInit(q_full + 8 * s, 1);
-      MbarInit(q_empty + 8 * s, consumer_warps);
+      MbarInit(q_empty + 8 * s, consumer_warps / Cfg::kQParts);
     }
     for (int s = 0; s < Cfg::kStages; ++s) {
       MbarInit(k_full + 8 * s, 1);
@@ -1020,6 +1027,14 @@ struct SmemMap {
       for (int c = 0; c < Cfg::kRows / 64; ++c) MbarInit(o_full + 8 * c, 4);  // its 4 warps
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+
+  // The barriers of Q buffer qs, or of consumer c's rows of it (kQParts).
+  __device__ __forceinline__ uint32_t QFull(int qs, int c) const {
+    return q_full + 8 * (qs * Cfg::kQParts + (Cfg::kQParts > 1 ? c : 0));
+  }
+  __device__ __forceinline__ uint32_t QEmpty(int qs, int c) const {
+    return q_empty + 8 * (qs * Cfg::kQParts + (Cfg::kQParts > 1 ? c : 0));
   }
 };
 
@@ -1105,18 +1120,27 @@ __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtens
                                             const WalkArgs<kWalk>& wa) {
   constexpr int kStages = Cfg::kStages;
   constexpr int kQStages = Cfg::kQStages;
+  constexpr int kQParts = Cfg::kQParts;
+  constexpr int kPartRows = Cfg::kRows / kQParts;
   static_assert(!kEarlyQ || kQStages == 2, "an early Q needs a second Q buffer");
+  static_assert(!kEarlyQ || kQParts == 1, "an early Q is loaded whole");
   int kv_iter = 0;  // blocks of the walk whose K has been issued
   int q_iter = 0;
-  auto load_q = [&](const TileCoord& tc, int m0) {
+  // Rows [part * kPartRows, +kPartRows) of the tile's Q (consumer part's);
+  // the last part completes the tile's Q.
+  auto load_q_part = [&](const TileCoord& tc, int m0, int part) {
     const int qs = q_iter % kQStages;
-    if (q_iter >= kQStages) MbarWait(sm.q_empty + 8 * qs, ((q_iter / kQStages) & 1) ^ 1);
-    MbarExpectTx(sm.q_full + 8 * qs, Cfg::kQBytes);
+    if (q_iter >= kQStages) MbarWait(sm.QEmpty(qs, part), ((q_iter / kQStages) & 1) ^ 1);
+    MbarExpectTx(sm.QFull(qs, part), Cfg::kQBytes / kQParts);
     for (int c = 0; c < Cfg::kChunks; ++c) {
-      TmaLoad4d(sm.q + qs * Cfg::kQBytes + c * Cfg::kRows * kSwizzleBytes, tmap_q, c * 64, tc.head,
-                m0, tc.batch, sm.q_full + 8 * qs);
+      TmaLoad4d(sm.q + qs * Cfg::kQBytes + c * Cfg::kRows * kSwizzleBytes +
+                    part * kPartRows * kSwizzleBytes,
+                tmap_q, c * 64, tc.head, m0 + part * kPartRows, tc.batch, sm.QFull(qs, part));
     }
-    ++q_iter;
+    if (part == kQParts - 1) ++q_iter;
+  };
+  auto load_q = [&](const TileCoord& tc, int m0) {
+    for (int part = 0; part < kQParts; ++part) load_q_part(tc, m0, part);
   };
   // K or V of key block n, the walk's block i, into slot i % kStages of its
   // ring, once the consumers have released block i - kStages there.
@@ -1180,10 +1204,25 @@ __device__ __forceinline__ void RunProducer(const SmemMap<Cfg>& sm, const CUtens
     if (t.it_begin == t.it_end) continue;
     v_after_o = tiles > 0;
     ++tiles;
-    if (!q_loaded) load_q(t.tc, t.tc.m_tile * Cfg::kRows);
+    if (!q_loaded) {
+      if constexpr (kQParts == 1) {
+        load_q(t.tc, t.tc.m_tile * Cfg::kRows);
+      } else {
+        load_q_part(t.tc, t.tc.m_tile * Cfg::kRows, 0);
+      }
+    }
     q_loaded = false;
     for (int it = t.it_begin; it < t.it_end; ++it, ++kv_iter) {
       load_k(kv_iter, t.tc, t.n_blocks - 1 - it);
+      if constexpr (kQParts > 1) {
+        // The other consumers' rows after the first K block, which consumer
+        // 0 needs with its rows and which waits for nothing they hold.
+        if (it == t.it_begin) {
+          for (int part = 1; part < kQParts; ++part) {
+            load_q_part(t.tc, t.tc.m_tile * Cfg::kRows, part);
+          }
+        }
+      }
       if (!kKAhead) {
         load_v(kv_iter, t.tc, t.n_blocks - 1 - it, it + 1 < t.it_end);
       } else if (it > t.it_begin) {
@@ -1613,7 +1652,7 @@ __device__ __forceinline__ void EndTile(float (&o_acc)[Cfg::kD / 2], float (&row
       // Q is free once this consumer's O rows staged over it are read.
       BulkWaitReadIf(threadIdx.x % 128 == 0);
       ConsumerSync(cl.consumer);
-      MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0);
+      MbarArriveIf(sm.QEmpty(qs, cl.consumer), cl.lane == 0);
     }
   } else {
     StoreTile<Cfg, kBf16>(o_acc, row_max, row_sum, tc, m0, cl, sm, tmap_o, p, kv_last);
@@ -1808,10 +1847,10 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     if constexpr (D == 64) l_acc[0] = l_acc[1] = l_acc[2] = l_acc[3] = 0.f;
     row_max[0] = row_max[1] = -INFINITY;
     row_sum[0] = row_sum[1] = 0.f;
-    MbarWait(sm.q_full + 8 * qs, (q_iter / kQStages) & 1);
+    MbarWait(sm.QFull(qs, consumer), (q_iter / kQStages) & 1);
     if constexpr (kQRegs) {
       LoadQFrag<Cfg>(q_frag, sm, qs, consumer);
-      MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0);
+      MbarArriveIf(sm.QEmpty(qs, consumer), cl.lane == 0);
     }
     MbarWait(sm.k_full + 8 * s, (kv_iter / kStages) & 1);
     WaitTurn<kConsumers>(consumer);
@@ -1821,7 +1860,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
     FenceRegs(s_acc);
     MbarArriveIf(sm.k_empty + 8 * s, cl.lane == 0);
     if constexpr (kReleaseQAfterS) {
-      MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0 && it_end - it_begin == 1);
+      MbarArriveIf(sm.QEmpty(qs, consumer), cl.lane == 0 && it_end - it_begin == 1);
     }
     const int n_first = n_blocks - 1 - it_begin;
     if (NeedsMask<kBlockN>(n_first, m0, p)) {
@@ -1848,7 +1887,7 @@ __global__ void __launch_bounds__(128 * (kConsumers + 1), 1)
       FenceRegs(s_acc);
       MbarArriveIf(sm.k_empty + 8 * s_next, cl.lane == 0);
       if constexpr (kReleaseQAfterS) {
-        MbarArriveIf(sm.q_empty + 8 * qs, cl.lane == 0 && it == it_end - 1);
+        MbarArriveIf(sm.QEmpty(qs, consumer), cl.lane == 0 && it == it_end - 1);
       }
       if constexpr (decltype(masked)::value) MaskScores<kBlockN>(s_acc, n_blocks - 1 - it, cl, p);
       if constexpr (!decltype(masked)::value && kStaleMax) {
@@ -2457,11 +2496,11 @@ const TailPlan& KeptTailPlan(int grid, FwdParams* p) {
       grid, p, [grid](FwdParams* q) { return PlanTail<kBlockN, kRows, kMinSplitBlocks>(grid, q); });
 }
 
-// The TMA maps of Q, K, V and O (boxes of kRows, kBlockN, kBlockN and 64
+// The TMA maps of Q, K, V and O (boxes of kQRows, kBlockN, kBlockN and 64
 // rows), kept per thread and kernel for the next call with the same tensors
 // (pointers, shapes, strides, byte for byte), as a benchmark's calls and a
 // model's steps on reused buffers are. *maps is set, or an error returned.
-template <bool kBf16, int kRows, int kBlockN>
+template <bool kBf16, int kQRows, int kBlockN>
 int KeptMaps(const KseekArgs* args, const CUtensorMap (**maps)[4]) {
   struct Kept {
     KseekTensor tensors[4];
@@ -2473,7 +2512,7 @@ int KeptMaps(const KseekArgs* args, const CUtensorMap (**maps)[4]) {
     kept.valid = false;
     EncodeTiledFn encode = GetEncodeTiled();
     if (encode == nullptr) return kErrDriver;
-    if (!EncodeBhsd(encode, &kept.maps[0], args->tensors[0], kBf16, kRows) ||
+    if (!EncodeBhsd(encode, &kept.maps[0], args->tensors[0], kBf16, kQRows) ||
         !EncodeBhsd(encode, &kept.maps[1], args->tensors[1], kBf16, kBlockN) ||
         !EncodeBhsd(encode, &kept.maps[2], args->tensors[2], kBf16, kBlockN) ||
         !EncodeBhsd(encode, &kept.maps[3], args->tensors[3], kBf16, 64)) {
@@ -2492,7 +2531,8 @@ int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
   params.num_m_tiles = static_cast<int>((params.s_q + kRows - 1) / kRows);
   SetDivisors(&params);
   const CUtensorMap(*kept_maps)[4] = nullptr;
-  if (const int rc = KeptMaps<kBf16, kRows, kBlockN>(args, &kept_maps); rc != kOk) return rc;
+  constexpr int kQRows = kRows / TileConfig<D, kBlockN, kRows>::kQParts;
+  if (const int rc = KeptMaps<kBf16, kQRows, kBlockN>(args, &kept_maps); rc != kOk) return rc;
   const CUtensorMap(&tmaps)[4] = *kept_maps;
   // Persistent grid: one CTA per multiprocessor, each walking units
   // blockIdx.x, blockIdx.x + gridDim.x, ... (then, in a tail launch, its
