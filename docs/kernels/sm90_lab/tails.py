@@ -3,10 +3,11 @@ flushed before every call. TFLOP/s per shape and each kernel over FA3.
 
   --grid tails  (default) d = 256 full inputs at b = 1 with a few heads, whose last round of
                 tiles leaves most CTAs idle: where the tail launch cuts tiles;
+  --grid few    causal d = 64, 128 and 256 inputs of 8192-16384 keys with one or two heads;
   --grid pool   causal d = 128 and 256 inputs of 2048-8191 keys with few heads: where the
                 causal pool (MinPoolKeys) takes over from the round-robin pairs.
 
-Usage: python3 tails.py SO... [--grid tails|pool] [--reps N]
+Usage: python3 tails.py SO... [--grid tails|pool|few] [--reps N]
 """
 import math
 import sys
@@ -28,6 +29,12 @@ GRIDS = {
     "pool": [(d, 1, s, h, b) for d in (128, 256)
              for s, h, b in ((2048, 16, 1), (3072, 7, 2), (4096, 5, 1), (4096, 16, 1),
                              (6144, 3, 1), (7680, 2, 1))],
+    # few: causal inputs past the pool's threshold with few heads, where the pool's estimate
+    # (SchedulePool) and the tail path's (TailMakespan) differ most: s = 16384, h = 1 at d = 128
+    # is 64 units of a 128-block and a 1-block tile on 132 CTAs.
+    "few": [(64, 1, 8192, 2, 1), (64, 1, 16384, 1, 1), (128, 1, 8192, 2, 1),
+            (128, 1, 12288, 2, 1), (128, 1, 16384, 1, 1), (256, 1, 12288, 2, 1),
+            (256, 1, 16384, 1, 1)],
 }
 if grid_name not in GRIDS:
     sys.exit(f"tails.py: --grid is one of {', '.join(GRIDS)}, not {grid_name!r}")
