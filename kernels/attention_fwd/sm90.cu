@@ -138,8 +138,8 @@ struct TileConfig {
   // of it are loaded and released on barriers of their own, so that the
   // consumer done with Q first gets its next tile's rows without waiting for
   // the other's last S product: +0.4% to +0.6% over d = 256's perf grid in
-  // four lab passes, full s <= 1024 +1.0% to +2.0% (lab qh2, H100, each pass
-  // one process interleaved with FA3; docs/gpu_runs/2026-12-07/67-lab.tgz).
+  // four lab passes, full s <= 1024 +1.0% to +1.8% (lab qh2, H100, each pass
+  // one process interleaved with FA3; docs/gpu_runs/2026-12-07/67-, 69-lab.tgz).
   static constexpr int kQParts = kQStages == 1 ? kRows / 64 : 1;
   // O leaves through shared memory and TMA stores: in a buffer of its own
   // where one fits, else over the V ring, each consumer's rows in a slot of

@@ -6,7 +6,7 @@
 # pool planner's own, against TailMakespan's, in half key blocks). The planner's estimates put
 # the perf grid's causal inputs at 0.99-1.12 (kept on the pool), the pool grid's d = 128
 # s = 6144 h = 3 and s = 7680 h = 2 at 0.64 and 0.53 (moved: mq8, which ran them without the
-# pool, was 18% and 29% faster there in 67-lab.tgz), and few heads of 8192-16384 keys at
+# pool, took 18% and 29% less time there in 67-lab.tgz), and few heads of 8192-16384 keys at
 # 0.37-0.77 (moved; the few grid). Host only, every kernel SASS-identical to head's.
 # pk8: pick with d = 256's pool from 8192 keys (mp8). Both checked, then the pool and the few
 # grids, head, pick and pk8 interleaved with FA3, two passes, the order reversed in the second.
