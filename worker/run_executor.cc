@@ -218,9 +218,26 @@ absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, 
   bool runner_died = false;
   for (int round = 0; round < rounds && !runner_died; ++round) {
     const std::string round_label = rounds > 1 ? absl::StrCat(" (round ", round + 1, " of ", rounds, ")") : "";
+    // The sides of a chunk run back to back: the candidate, then each
+    // baseline in turn, so that every one of them sees the GPU as the
+    // candidate did; odd rounds run that order backwards (the baselines
+    // last to first, then the candidate), so that with two rounds or more no
+    // side always goes first or last (a card warming or cooling across the
+    // chunk favours one place).
+    const bool backwards = round % 2 == 1;
     for (const auto& ids : chunks) {
       std::vector<std::string> names;
       for (const auto* s : ids) names.push_back(s->id());
+      std::vector<BaselineTimings> timed(baselines.size());
+      auto time_baselines = [&] {
+        for (size_t i = 0; i < baselines.size(); ++i) {
+          const size_t b = backwards ? baselines.size() - 1 - i : i;
+          report(absl::StrCat("timing baseline ", baselines[b], round_label), progress);
+          timed[b] = timer.Time(*problem, ids, baselines[b], options.max_seconds_per_scenario(), result.gpu(),
+                                result.driver(), options.reuse_baseline());
+        }
+      };
+      if (backwards) time_baselines();
       const int before = done;
       SubprocessSpec runner;
       runner.argv = RunnerArgv(manifest_path, so_path, bench ? "bench" : "verify", absl::StrJoin(names, ","));
@@ -274,13 +291,10 @@ absl::StatusOr<RunResult> RunExecutor::Run(const kernelseek::v1::JobSpec& spec, 
         runner_died = true;  // the GPU may be unusable: the next job gets a fresh process
       }
 
-      // Each baseline in turn on the chunk the candidate just ran, so every
-      // one of them sees the GPU as the candidate did.
+      if (!backwards && !runner_died) time_baselines();
       for (size_t b = 0; b < baselines.size() && !runner_died; ++b) {
         const std::string& name = baselines[b];
-        report(absl::StrCat("timing baseline ", name, round_label), progress);
-        BaselineTimings timings = timer.Time(*problem, ids, name, options.max_seconds_per_scenario(), result.gpu(),
-                                             result.driver(), options.reuse_baseline());
+        const BaselineTimings& timings = timed[b];
         if (!timings.baseline.empty()) baseline_versions[name] = timings.baseline;
         for (ScenarioResult& r : chunk_results) {
           kernelseek::v1::BaselineFigure* figure = r.add_baselines();

@@ -6,7 +6,8 @@
 // baseline program on the same scenarios, alternating with the runner chunk
 // by chunk so both see the GPU in the same state (with several baselines,
 // each in turn after the candidate's chunk); with RunOptions.rounds > 1
-// all of that again, keeping each side's fastest round. Every number in the
+// all of that again, every second round in the opposite order, keeping each
+// side's fastest round. Every number in the
 // result comes from those programs. A profile job runs the runner on one scenario
 // under Nsight Compute (ncu), profiling only the candidate's own kernels.
 // Immutable after construction; Run and Profile may be called on several
