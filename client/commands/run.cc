@@ -55,8 +55,9 @@ int RunScenarioJob(kernelseek::v1::JobKind kind, const std::vector<std::string>&
     flags.Bool("reuse-baseline", &request.reuse_baseline,
                "reuse the worker's cached baseline timings (same GPU, driver, baseline version)");
     flags.Int("rounds", &request.rounds,
-              "time every scenario this many times, candidate and baseline taking turns, and keep "
-              "each side's fastest (1-10; 0: once); a slow spell of either side then matters less");
+              "time every scenario this many times, candidate and baseline taking turns (every "
+              "second round the baselines first), and keep each side's fastest (1-10; 0: once); "
+              "a slow spell of either side then matters less");
     flags.String("shards", &request.shards,
                  "spread the scenarios over N GPU workers with the first one's GPU model and driver, each "
                  "timing its own with the baselines (1-64; 1: one GPU, as without the flag), or auto: as "
