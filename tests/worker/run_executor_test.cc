@@ -251,55 +251,48 @@ TEST_CASE("a job whose problem digest differs from this worker's files fails bef
   CHECK(result.status().message() == "kseek-runner not found at " + dir.File("no-runner"));
 }
 
-// A bench job of two scenarios, one per chunk, against fa3 and cudnn, run
-// by the fake runner and baselines above.
-struct BenchFixture {
-  absl::StatusOr<kernelseek::v1::RunResult> Run(int rounds) {
-    std::ofstream(dir.File("runner")) << kFakeRunner;
-    std::filesystem::permissions(dir.File("runner"), std::filesystem::perms::owner_all);
-    std::ofstream(dir.File("attention_fwd_baseline.py")) << kFakeBaselines;
-    CompilerConfig compiler_config;
-    compiler_config.nvcc_path = kNvccPath;
-    compiler_config.supported_archs = {"sm_90a"};
-    compiler_config.temp_dir = dir.path();
-    compiler_config.time_limit = absl::Seconds(120);
-    Compiler compiler(compiler_config);
-    RunExecutorConfig config;
-    config.runner_path = dir.File("runner");
-    config.scenarios_dir = std::string(KSEEK_SOURCE_DIR) + "/scenarios";
-    config.baselines_dir = dir.path();
-    config.temp_dir = dir.path();
-    config.bench_chunk = 1;
-    RunExecutor executor(&compiler, config);
-
-    kernelseek::v1::JobSpec spec;
-    spec.set_kind(kernelseek::v1::JOB_KIND_BENCH);
-    spec.set_source_name("k.cu");
-    spec.set_source(kKernel);
-    spec.mutable_compile()->set_arch("sm_90a");
-    spec.mutable_run()->set_problem("attention_fwd");
-    spec.mutable_run()->set_scenarios("perf-bf16-d64-full-s512,perf-f16-d64-full-s512");
-    spec.mutable_run()->set_baseline("fa3,cudnn");
-    spec.mutable_run()->set_max_seconds_per_scenario(1);
-    spec.mutable_run()->set_rounds(rounds);
-    return executor.Run(spec, [](const std::string&, const kernelseek::v1::Progress&) {});
-  }
-
-  std::vector<std::string> Calls() const { return Lines(dir.File("calls.log")); }
-
-  testing::TempDir dir;
-};
-
-TEST_CASE("a bench with two baselines times each after every chunk of the candidate") {
+TEST_CASE("a bench with two baselines times each after every chunk of the candidate, every second round backwards") {
   if (!HaveNvcc()) {
     WARN("skipped: no nvcc at " << kNvccPath << " to build the candidate with");
     return;
   }
-  BenchFixture bench;
-  absl::StatusOr<kernelseek::v1::RunResult> result = bench.Run(1);
+  const int rounds = GENERATE(1, 2);
+  testing::TempDir dir;
+  std::ofstream(dir.File("runner")) << kFakeRunner;
+  std::filesystem::permissions(dir.File("runner"), std::filesystem::perms::owner_all);
+  std::ofstream(dir.File("attention_fwd_baseline.py")) << kFakeBaselines;
+  CompilerConfig compiler_config;
+  compiler_config.nvcc_path = kNvccPath;
+  compiler_config.supported_archs = {"sm_90a"};
+  compiler_config.temp_dir = dir.path();
+  compiler_config.time_limit = absl::Seconds(120);
+  Compiler compiler(compiler_config);
+  RunExecutorConfig config;
+  config.runner_path = dir.File("runner");
+  config.scenarios_dir = std::string(KSEEK_SOURCE_DIR) + "/scenarios";
+  config.baselines_dir = dir.path();
+  config.temp_dir = dir.path();
+  config.bench_chunk = 1;
+  RunExecutor executor(&compiler, config);
+
+  kernelseek::v1::JobSpec spec;
+  spec.set_kind(kernelseek::v1::JOB_KIND_BENCH);
+  spec.set_source_name("k.cu");
+  spec.set_source(kKernel);
+  spec.mutable_compile()->set_arch("sm_90a");
+  spec.mutable_run()->set_problem("attention_fwd");
+  spec.mutable_run()->set_scenarios("perf-bf16-d64-full-s512,perf-f16-d64-full-s512");
+  spec.mutable_run()->set_baseline("fa3,cudnn");
+  spec.mutable_run()->set_max_seconds_per_scenario(1);
+  spec.mutable_run()->set_rounds(rounds);
+  absl::StatusOr<kernelseek::v1::RunResult> result =
+      executor.Run(spec, [](const std::string&, const kernelseek::v1::Progress&) {});
   REQUIRE(result.ok());
   REQUIRE(result->compile().success());
-  CHECK(bench.Calls() == std::vector<std::string>{"runner", "fa3", "cudnn", "runner", "fa3", "cudnn"});
+  std::vector<std::string> calls = {"runner", "fa3", "cudnn", "runner", "fa3", "cudnn"};
+  // The second round: each chunk's baselines last to first, then the candidate.
+  if (rounds == 2) calls.insert(calls.end(), {"cudnn", "fa3", "runner", "cudnn", "fa3", "runner"});
+  CHECK(Lines(dir.File("calls.log")) == calls);
 
   REQUIRE(result->scenarios_size() == 2);
   const kernelseek::v1::ScenarioResult& bf16 = result->scenarios(0);
@@ -323,31 +316,6 @@ TEST_CASE("a bench with two baselines times each after every chunk of the candid
   CHECK(result->baselines(1).geomean_speedup() == Approx(2.0));
   CHECK(result->geomean_speedup() == Approx(0.5));
   CHECK(result->baseline() == "fa3 (fa3 1)");
-}
-
-TEST_CASE("a bench's second round runs each chunk backwards, baselines first") {
-  if (!HaveNvcc()) {
-    WARN("skipped: no nvcc at " << kNvccPath << " to build the candidate with");
-    return;
-  }
-  BenchFixture bench;
-  absl::StatusOr<kernelseek::v1::RunResult> result = bench.Run(2);
-  REQUIRE(result.ok());
-  REQUIRE(result->compile().success());
-  CHECK(bench.Calls() == std::vector<std::string>{"runner", "fa3", "cudnn", "runner", "fa3", "cudnn",  //
-                                                  "cudnn", "fa3", "runner", "cudnn", "fa3", "runner"});
-  // Each baseline's figures still land under its own name.
-  REQUIRE(result->scenarios_size() == 2);
-  const kernelseek::v1::ScenarioResult& bf16 = result->scenarios(0);
-  REQUIRE(bf16.baselines_size() == 2);
-  CHECK(bf16.baselines(0).name() == "fa3");
-  CHECK(bf16.baselines(0).median_ms() == 0.5);
-  CHECK(bf16.baselines(1).name() == "cudnn");
-  CHECK(bf16.baselines(1).median_ms() == 2.0);
-  CHECK(result->scenarios(1).baselines(0).error() == "no kernel: fa3-fwd was built without fp16");
-  REQUIRE(result->baselines_size() == 2);
-  CHECK(result->baselines(0).version() == "fa3 (fa3 1)");
-  CHECK(result->geomean_speedup() == Approx(0.5));
 }
 
 TEST_CASE("a profile job with hot spots runs ncu twice and joins the source page to the kernel") {
