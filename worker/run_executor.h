@@ -7,9 +7,9 @@
 // by chunk so both see the GPU in the same state (with several baselines,
 // each in turn after the candidate's chunk); with RunOptions.rounds > 1
 // all of that again, every second round in the opposite order, keeping each
-// side's fastest round. Every number in the
-// result comes from those programs. A profile job runs the runner on one scenario
-// under Nsight Compute (ncu), profiling only the candidate's own kernels.
+// side's fastest round. Every number in the result comes from those
+// programs. A profile job runs the runner on one scenario under Nsight
+// Compute (ncu), profiling only the candidate's own kernels.
 // Immutable after construction; Run and Profile may be called on several
 // threads at once.
 #ifndef KERNELSEEK_WORKER_RUN_EXECUTOR_H_
