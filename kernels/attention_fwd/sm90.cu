@@ -31,7 +31,8 @@
 // The last wave (see "The last wave" below): on long causal inputs the last
 // full round of units and the leftover form a pool of whole tiles, which the
 // host deals longest first, each to the CTA free first, on lists in the
-// launch's parameters. Otherwise the leftover units run whole, or, where
+// launch's parameters, unless the host estimates the path below shorter
+// (few heads, whose longest tiles outlast a CTA's share). Otherwise the leftover units run whole, or, where
 // their tiles are long (d = 64 with three consumers, d = 128, and d = 256
 // from s = 12288 on), in a second launch that cuts their key blocks into
 // equal ranges, one per CTA, and merges the pieces of each tile.
@@ -256,6 +257,21 @@ constexpr int kMaxCtas = 132;
 // consumers with the pool ran 4.5% faster than on two with it, and 13% faster
 // than on three without it (H100, two lab passes, s32_run1.sh).
 __host__ __device__ constexpr int MinPoolKeys(int d) { return d <= 128 ? 2048 : 4096; }
+// The pool gives way to round-robin and the tail launch where their
+// estimate (TailMakespan) is this much shorter than the pool's (SchedulePool),
+// both in half key blocks: few heads of long causal inputs, whose longest
+// tiles alone outlast a CTA's mean load, and only the tail launch cuts
+// tiles. At d = 128 causal b = 1, s = 6144 h = 3 and s = 7680 h = 2 (the
+// tail path estimated at 0.64 and 0.53 of the pool) the tail path took
+// 18% and 29% less time; on the four other d = 128 pool-grid inputs and the perf
+// grid's causal s = 2048 and 4096 (estimates 1.00 to 1.38) the pool ran 2%
+// slower to 21% faster (H100, lab mq8 against head, 67-lab.tgz). With this
+// choice (against the pool everywhere past MinPoolKeys, two lab passes, H100,
+// 71-lab.tgz): causal b = 1 with one or two heads of 8192-16384 keys, d = 64,
+// 128 and 256, 1.08x FA3 -> 1.67x (d = 256 s = 16384 h = 1: 313 -> 194 us);
+// the pool grid 1.048x / 1.044x -> 1.096x / 1.087x; the perf grid's inputs
+// keep the pool (their estimates 0.99 to 1.12), so their plans are unchanged.
+constexpr int kPoolMarginPct = 10;
 // Whole tiles per CTA in one launch's list (20 rounds of units, and in the
 // last launch the pool's at most kMaxCtaPoolTiles); a longer walk takes several launches,
 // each a programmatic dependent of the one before (on the perf grid one is
@@ -2324,18 +2340,31 @@ void ForCausalUnits(const FwdParams& p, int grid, int first, int end, Fn&& fn) {
   }
 }
 
-// With the causal mask, the pool (see "The last wave"): units whole_units
-// and on, their tiles longest first, each to the CTA whose tiles end first,
-// appended to the last list launch's lists (count[c] entries each so far).
+// A causal tile's estimated time in half key blocks (PlanPool's and
+// TailMakespan's unit): its key blocks and its fixed cost.
 template <int kBlockN, int kRows>
-void PlanPool(int grid, const FwdParams& p, WalkArgs<Walk::kList>* list, std::vector<int>* count) {
+int TileCost(int m_tile, const FwdParams& p) {
+  return 2 * KvBlocks<kBlockN, kRows>(m_tile * kRows, p) + kTileCostHalfBlocks;
+}
+
+// The units the pool's launches run round-robin: all but the last full
+// round and the leftover, or none where there are fewer than two rounds.
+inline int PoolWholeUnits(int units, int grid) {
+  return units < 2 * grid ? 0 : units - grid - units % grid;
+}
+
+// With the causal mask, the pool (see "The last wave"): units
+// p.whole_units and on, their tiles longest first, each to the CTA whose
+// tiles end first: place(entry, cta) for each, entries numbered from unit
+// `base` as FillList numbers them. Returns when the last CTA is done, in
+// half key blocks (TileCost).
+template <int kBlockN, int kRows, class Place>
+int64_t SchedulePool(int grid, const FwdParams& p, int base, Place&& place) {
   const int m_tiles = p.num_m_tiles;
-  // A tile's estimated time, in half key blocks, by query tile; it grows
-  // with the query tile, so longest first is highest query tile first.
+  // A tile's estimated time grows with its query tile, so longest first is
+  // highest query tile first.
   std::vector<int> cost(m_tiles);
-  for (int m = 0; m < m_tiles; ++m) {
-    cost[m] = 2 * KvBlocks<kBlockN, kRows>(m * kRows, p) + kTileCostHalfBlocks;
-  }
+  for (int m = 0; m < m_tiles; ++m) cost[m] = TileCost<kBlockN, kRows>(m, p);
   // Each CTA starts the pool when its whole units are done (a unit's two
   // tiles cost the same as any other's, but with an odd number of tiles per
   // head the middle one is a unit alone). Unit u is query tiles M-1-j and j,
@@ -2347,8 +2376,8 @@ void PlanPool(int grid, const FwdParams& p, WalkArgs<Walk::kList>* list, std::ve
   // The pool's tiles by query tile, highest first, each in unit order.
   std::vector<std::vector<int>> by_m(m_tiles);  // entries
   ForCausalUnits(p, grid, p.whole_units, NumUnits(p), [&](int unit, int, int m_hi, int m_lo) {
-    by_m[m_hi].push_back(2 * (unit - list->base));
-    if (m_hi != m_lo) by_m[m_lo].push_back(2 * (unit - list->base) + 1);
+    by_m[m_hi].push_back(2 * (unit - base));
+    if (m_hi != m_lo) by_m[m_lo].push_back(2 * (unit - base) + 1);
   });
   // Longest first, each to the CTA free first; a tie goes to the lowest
   // CTA. A CTA holding kMaxCtaPoolTiles takes no more: the pool has under
@@ -2367,10 +2396,41 @@ void PlanPool(int grid, const FwdParams& p, WalkArgs<Walk::kList>* list, std::ve
       }
       const int c = f.second;
       ++taken[c];
-      list->tiles[c * kMaxCtaTiles + (*count)[c]++] = static_cast<uint16_t>(entry);
+      place(entry, c);
       free_at.push({f.first + cost[m], c});
     }
   }
+  int64_t last = 0;
+  for (; !free_at.empty(); free_at.pop()) last = std::max(last, free_at.top().first);
+  return last;
+}
+
+// The pool's tiles appended to the last list launch's lists (count[c]
+// entries each so far).
+template <int kBlockN, int kRows>
+void PlanPool(int grid, const FwdParams& p, WalkArgs<Walk::kList>* list, std::vector<int>* count) {
+  SchedulePool<kBlockN, kRows>(grid, p, list->base, [&](int entry, int c) {
+    list->tiles[c * kMaxCtaTiles + (*count)[c]++] = static_cast<uint16_t>(entry);
+  });
+}
+
+// The estimated time of a causal input without the pool: round-robin units
+// 0 .. p.whole_units - 1, then the tail launch's pieces (PlanTail's plan
+// and whole_units), in SchedulePool's unit, a piece costing a tile's fixed
+// work as a tile does.
+template <int kBlockN, int kRows>
+int64_t TailMakespan(int grid, const FwdParams& p, const TailPlan& plan) {
+  std::vector<int64_t> done(grid, 0);
+  ForCausalUnits(p, grid, 0, p.whole_units, [&](int, int c, int m_hi, int m_lo) {
+    done[c] += TileCost<kBlockN, kRows>(m_hi, p) + (m_hi != m_lo ? TileCost<kBlockN, kRows>(m_lo, p) : 0);
+  });
+  for (size_t i = 0; i < plan.pieces.size(); ++i) {
+    const TailPiece& tp = plan.pieces[i];
+    if (tp.it_end > tp.it_begin) {
+      done[i / kMaxCtaPieces] += 2 * (tp.it_end - tp.it_begin) + kTileCostHalfBlocks;
+    }
+  }
+  return *std::max_element(done.begin(), done.end());
 }
 
 // One list launch's lists: rounds r0 .. r1 - 1 of units round-robin (unit u
@@ -2471,8 +2531,7 @@ int PoolLaunches(int grid, FwdParams* p, Launch&& launch) {
   using Launches = std::vector<std::pair<int, WalkArgs<Walk::kList>>>;  // (CTAs, lists)
   const Launches& launches = KeptPlan<Launches>(grid, p, [grid](FwdParams* q) {
     constexpr int kRounds = (kMaxCtaTiles - kMaxCtaPoolTiles) / 2;  // a causal unit has 2 tiles
-    const int units = NumUnits(*q);
-    q->whole_units = units < 2 * grid ? 0 : units - grid - units % grid;
+    q->whole_units = PoolWholeUnits(NumUnits(*q), grid);
     const int rounds = q->whole_units / grid;
     Launches planned;
     WalkArgs<Walk::kList> list;
@@ -2494,6 +2553,21 @@ template <int kBlockN, int kRows, int kMinSplitBlocks>
 const TailPlan& KeptTailPlan(int grid, FwdParams* p) {
   return KeptPlan<TailPlan>(
       grid, p, [grid](FwdParams* q) { return PlanTail<kBlockN, kRows, kMinSplitBlocks>(grid, q); });
+}
+
+// Whether a causal input past MinPoolKeys takes the pool: unless the tail
+// path (round-robin, then the tail launch's pieces) is estimated at least
+// kPoolMarginPct percent shorter (see "The last wave"). Kept (KeptPlan).
+template <int kBlockN, int kRows, int kMinSplitBlocks>
+bool PoolWins(int grid, FwdParams p) {
+  return KeptPlan<bool>(grid, &p, [grid](FwdParams* q) {
+    FwdParams tail = *q;
+    const TailPlan plan = PlanTail<kBlockN, kRows, kMinSplitBlocks>(grid, &tail);
+    const int64_t tail_time = TailMakespan<kBlockN, kRows>(grid, tail, plan);
+    q->whole_units = PoolWholeUnits(NumUnits(*q), grid);
+    const int64_t pool_time = SchedulePool<kBlockN, kRows>(grid, *q, 0, [](int, int) {});
+    return 100 * tail_time > (100 - kPoolMarginPct) * pool_time;
+  });
 }
 
 // The TMA maps of Q, K, V and O (boxes of kQRows, kBlockN, kBlockN and 64
@@ -2546,7 +2620,8 @@ int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
   }
   const int grid = MinInt(sm_count, kMaxCtas);
   const int longest = KvBlocks<kBlockN, kRows>((params.num_m_tiles - 1) * kRows, params);
-  if (params.causal && longest * kBlockN >= MinPoolKeys(D)) {
+  if (params.causal && longest * kBlockN >= MinPoolKeys(D) &&
+      PoolWins<kBlockN, kRows, MinSplitBlocks(D, kConsumers)>(grid, params)) {
     bool dependent = false;  // each launch after the first depends on the one before
     return PoolLaunches<kBlockN, kRows>(
         grid, &params, [&](int ctas, const WalkArgs<Walk::kList>& list) {
