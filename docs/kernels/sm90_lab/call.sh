@@ -8,8 +8,9 @@
 #                 /tmp/fig and brings back its verify and bench reports and results.tgz: a call
 #                 returns at most 8 files. NODE_SECONDS (default 420) bounds the node run;
 #   pack_lab      the lab's files in $OUT into $OUT/lab.tgz alone (a call returns at most 8);
-#   lab_end CARD  after a lab: on an H200 (CARD, nvidia-smi's name), unless NO_FIGURE is set,
-#                 figure (NODE_SECONDS default 340); elsewhere pack_lab. Lists $OUT;
+#   lab_end CARD  after a lab: on an H200 (CARD, nvidia-smi's name), or on any card with
+#                 FIGURE_ANY set, unless NO_FIGURE is set, figure (NODE_SECONDS default 340);
+#                 elsewhere pack_lab. Lists $OUT;
 #   verify_only [FILE]  figure with s15_run3.sh's verify --scenarios all alone (VERIFY_ONLY=1,
 #                 NODE_SECONDS default 200);
 #   ncu1 K D C S  from the lab folder (after lab.sh): ncu on every launch of one.py's fourth call
@@ -38,7 +39,7 @@ pack_lab() {
 
 lab_end() {
   cd "$CALL_ROOT"
-  if [[ $1 == *H200* && -z $NO_FIGURE ]]; then
+  if [[ ($1 == *H200* || -n $FIGURE_ANY) && -z $NO_FIGURE ]]; then
     NODE_SECONDS=${NODE_SECONDS:-340} figure
   else
     pack_lab

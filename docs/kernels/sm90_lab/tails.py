@@ -4,10 +4,12 @@ flushed before every call. TFLOP/s per shape and each kernel over FA3.
   --grid tails  (default) d = 256 full inputs at b = 1 with a few heads, whose last round of
                 tiles leaves most CTAs idle: where the tail launch cuts tiles;
   --grid few    causal d = 64, 128 and 256 inputs of 8192-16384 keys with one or two heads;
+  --grid short  causal inputs short of the pool's threshold with few (batch, head) pairs, whose
+                round-robin pairs leave a last round on few CTAs (and two perf-grid controls);
   --grid pool   causal d = 128 and 256 inputs of 2048-8191 keys with few heads: where the
                 causal pool (MinPoolKeys) takes over from the round-robin pairs.
 
-Usage: python3 tails.py SO... [--grid tails|pool|few] [--reps N]
+Usage: python3 tails.py SO... [--grid tails|pool|few|short] [--reps N]
 """
 import math
 import sys
@@ -35,6 +37,11 @@ GRIDS = {
     "few": [(64, 1, 8192, 2, 1), (64, 1, 16384, 1, 1), (128, 1, 8192, 2, 1),
             (128, 1, 12288, 2, 1), (128, 1, 16384, 1, 1), (256, 1, 12288, 2, 1),
             (256, 1, 16384, 1, 1)],
+    # short: the planner estimates round-robin at 1.26-1.71 of the pool's time on these
+    # (pool_est.cu); the perf grid's d = 128 and 256 causal s = 1024 at 1.00-1.01.
+    "short": [(64, 1, 1536, 12, 2), (128, 1, 1024, 20, 2), (128, 1, 1536, 12, 2),
+              (256, 1, 1024, 36, 1), (256, 1, 2048, 20, 1), (256, 1, 3072, 7, 2),
+              (128, 1, 1024, 16, 16), (256, 1, 1024, 8, 16)],
 }
 if grid_name not in GRIDS:
     sys.exit(f"tails.py: --grid is one of {', '.join(GRIDS)}, not {grid_name!r}")
