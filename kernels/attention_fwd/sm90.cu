@@ -32,10 +32,13 @@
 // full round of units and the leftover form a pool of whole tiles, which the
 // host deals longest first, each to the CTA free first, on lists in the
 // launch's parameters, unless the host estimates the path below shorter
-// (few heads, whose longest tiles outlast a CTA's share). Otherwise the leftover units run whole, or, where
-// their tiles are long (d = 64 with three consumers, d = 128, and d = 256
-// from s = 12288 on), in a second launch that cuts their key blocks into
-// equal ranges, one per CTA, and merges the pieces of each tile.
+// (few heads, whose longest tiles outlast a CTA's share); on shorter causal
+// inputs too, where the host estimates it well ahead of round-robin (few
+// (batch, head) pairs, whose last round leaves most CTAs idle). Otherwise
+// the leftover units run whole, or, where their tiles are long (d = 64 with
+// three consumers, d = 128, and d = 256 from s = 12288 on), in a second
+// launch that cuts their key blocks into equal ranges, one per CTA, and
+// merges the pieces of each tile.
 // d = 96 and 192 run as 128 and 256: the TMA fills the columns past d with
 // zeros, which add nothing to Q K^T and produce columns of O not stored.
 //
@@ -234,7 +237,10 @@ struct FwdParams {
 // pool measured up to 2-3% faster per input on causal inputs from s = 2048
 // (d = 128) and 4096 (d = 64 and 256) on, +0.4% over each d's perf grid
 // (s13 run 3); shorter causal inputs ran 2-6% slower with it, their tiles of
-// many heads taken out of order and K/V out of L2 (s13 runs 1, 2).
+// many heads taken out of order and K/V out of L2 (s13 runs 1, 2). Which path
+// an input takes is the host's estimate (TakesPool: SchedulePool against
+// TailMakespan), with margins (kPoolMarginPct, kShortPoolMarginPct) that
+// keep the perf grid's choices and move only inputs of few heads.
 // Without the pool, where the leftover tiles are long, a second launch (the tail launch)
 // cuts their key blocks into equal ranges, one per CTA, each walked as up to
 // kMaxCtaPieces pieces of tiles; a tile cut into several pieces is finished
@@ -272,6 +278,16 @@ __host__ __device__ constexpr int MinPoolKeys(int d) { return d <= 128 ? 2048 : 
 // the pool grid 1.048x / 1.044x -> 1.096x / 1.087x; the perf grid's inputs
 // keep the pool (their estimates 0.99 to 1.12), so their plans are unchanged.
 constexpr int kPoolMarginPct = 10;
+// Short of MinPoolKeys the pool is taken only where it is estimated this much
+// shorter than round-robin: it takes the tiles of many heads out of order
+// and their K/V out of L2, which cost 2-6% on the perf grid's shorter causal
+// inputs (s13), estimated within 2% of round-robin (pool_est.cu); few
+// (batch, head) pairs leave round-robin's last round on a few CTAs, estimated
+// at 1.26-1.71 of the pool's time. On six such inputs (tails.py --grid short:
+// d = 64, 128 and 256, 1024-3072 keys, 14-40 pairs) the pool took 10-28% less
+// time than round-robin (0.958x / 0.963x FA3 -> 1.132x / 1.139x over the grid's
+// eight, the two perf-grid controls unchanged; H100, two passes, 72-lab.tgz).
+constexpr int kShortPoolMarginPct = 20;
 // Whole tiles per CTA in one launch's list (20 rounds of units, and in the
 // last launch the pool's at most kMaxCtaPoolTiles); a longer walk takes several launches,
 // each a programmatic dependent of the one before (on the perf grid one is
@@ -2555,19 +2571,32 @@ const TailPlan& KeptTailPlan(int grid, FwdParams* p) {
       grid, p, [grid](FwdParams* q) { return PlanTail<kBlockN, kRows, kMinSplitBlocks>(grid, q); });
 }
 
-// Whether a causal input past MinPoolKeys takes the pool: unless the tail
-// path (round-robin, then the tail launch's pieces) is estimated at least
-// kPoolMarginPct percent shorter (see "The last wave"). Kept (KeptPlan).
+// Whether a causal input takes the pool: past MinPoolKeys (long), unless the
+// tail path (round-robin, then the tail launch's pieces) is estimated at
+// least kPoolMarginPct percent shorter; short of it, only where the pool is
+// estimated kShortPoolMarginPct percent shorter (see "The last wave"). Kept
+// (KeptPlan).
 template <int kBlockN, int kRows, int kMinSplitBlocks>
-bool PoolWins(int grid, FwdParams p) {
-  return KeptPlan<bool>(grid, &p, [grid](FwdParams* q) {
+bool PoolWins(int grid, FwdParams p, bool long_input) {
+  return KeptPlan<bool>(grid, &p, [grid, long_input](FwdParams* q) {
     FwdParams tail = *q;
     const TailPlan plan = PlanTail<kBlockN, kRows, kMinSplitBlocks>(grid, &tail);
     const int64_t tail_time = TailMakespan<kBlockN, kRows>(grid, tail, plan);
     q->whole_units = PoolWholeUnits(NumUnits(*q), grid);
     const int64_t pool_time = SchedulePool<kBlockN, kRows>(grid, *q, 0, [](int, int) {});
-    return 100 * tail_time > (100 - kPoolMarginPct) * pool_time;
+    return long_input ? 100 * tail_time > (100 - kPoolMarginPct) * pool_time
+                      : 100 * pool_time <= (100 - kShortPoolMarginPct) * tail_time;
   });
+}
+
+// Whether LaunchFast runs an input on the pool: causal, and PoolWins, long
+// where its longest tile reaches MinPoolKeys.
+template <int D, int kBlockN, int kConsumers>
+bool TakesPool(int grid, const FwdParams& p) {
+  constexpr int kRows = 64 * kConsumers;
+  const int longest = KvBlocks<kBlockN, kRows>((p.num_m_tiles - 1) * kRows, p);
+  return p.causal && PoolWins<kBlockN, kRows, MinSplitBlocks(D, kConsumers)>(
+                         grid, p, longest * kBlockN >= MinPoolKeys(D));
 }
 
 // The TMA maps of Q, K, V and O (boxes of kQRows, kBlockN, kBlockN and 64
@@ -2619,9 +2648,7 @@ int LaunchFast(const KseekArgs* args, FwdParams params, cudaStream_t stream) {
     return kErrLaunch;
   }
   const int grid = MinInt(sm_count, kMaxCtas);
-  const int longest = KvBlocks<kBlockN, kRows>((params.num_m_tiles - 1) * kRows, params);
-  if (params.causal && longest * kBlockN >= MinPoolKeys(D) &&
-      PoolWins<kBlockN, kRows, MinSplitBlocks(D, kConsumers)>(grid, params)) {
+  if (TakesPool<D, kBlockN, kConsumers>(grid, params)) {
     bool dependent = false;  // each launch after the first depends on the one before
     return PoolLaunches<kBlockN, kRows>(
         grid, &params, [&](int ctas, const WalkArgs<Walk::kList>& list) {

@@ -6,8 +6,8 @@
 //    exactly one piece, every leftover tile without keys (causal, s_q > s_k)
 //    in exactly one empty piece, kMaxCtaPieces slots per CTA; the kept plan
 //    (KeptTailPlan) the same as a fresh one;
-//  - the choice between them (PoolWins) on the perf grid's causal shapes and
-//    on two of few heads;
+//  - the choice between them (TakesPool) on the perf grid's causal shapes and
+//    on four of few (batch, head) pairs;
 //  - the walk's divisions (FastDiv) against the / operator, and UnitTile
 //    against the coordinates by plain division and remainder.
 // For the perf grid's shapes (printing the pool's launches and the planner's
@@ -16,6 +16,7 @@
 // tests/CMakeLists.txt); exits non-zero on the first failure.
 #include <cstdio>
 #include <random>
+#include <tuple>
 
 #include "attention_fwd/sm90.cu"
 
@@ -251,24 +252,35 @@ int main() {
     ok = ok && CheckPool<64, 128>(132, 16384 / s, 8, s, s, true);    // d = 256
   }
   ok = ok && CheckPool<128, 128>(132, 8, 16, 2048, 2048, true);
-  // The pool's choice (PoolWins): the perf grid's causal inputs keep the
-  // pool at every d; d = 128 causal b = 1, s = 6144 h = 3 and s = 7680
-  // h = 2, whose longest tiles outlast a CTA's mean load, take round-robin
-  // and the tail launch instead.
-  for (int s = 2048; ok && s <= 16384; s *= 2) {
+  // The pool's choice (TakesPool), as LaunchFast makes it: the perf grid's
+  // causal inputs keep the pool from MinPoolKeys on at every d, and
+  // round-robin short of it; d = 128 causal b = 1, s = 6144 h = 3 and
+  // s = 7680 h = 2, whose longest tiles outlast a CTA's mean load, take
+  // round-robin and the tail launch; few (batch, head) pairs short of
+  // MinPoolKeys, whose round-robin leaves a last round on few CTAs, the pool.
+  for (int s = 512; ok && s <= 16384; s *= 2) {
     const FwdParams d128 = Shape(128, 16384 / s, 16, s, s, true);
-    const FwdParams d64 = Shape(192, 16384 / s, 32, s, s, true);
+    const FwdParams d64 = Shape(s <= 1024 ? 128 : 192, 16384 / s, 32, s, s, true);
     const FwdParams d256 = Shape(128, 16384 / s, 8, s, s, true);
-    if (!PoolWins<128, 128, MinSplitBlocks(128, 2)>(132, d128)) ok = Fail("no pool at d = 128", d128, 132);
-    if (!PoolWins<128, 192, MinSplitBlocks(64, 3)>(132, d64)) ok = Fail("no pool at d = 64", d64, 132);
-    if (!PoolWins<64, 128, MinSplitBlocks(256, 2)>(132, d256)) ok = Fail("no pool at d = 256", d256, 132);
+    const bool pool64 = s <= 1024 ? TakesPool<64, 128, 2>(132, d64) : TakesPool<64, 128, 3>(132, d64);
+    if (TakesPool<128, 128, 2>(132, d128) != (s >= MinPoolKeys(128))) ok = Fail("d = 128's choice", d128, 132);
+    if (pool64 != (s >= MinPoolKeys(64))) ok = Fail("d = 64's choice", d64, 132);
+    if (TakesPool<256, 64, 2>(132, d256) != (s >= MinPoolKeys(256))) ok = Fail("d = 256's choice", d256, 132);
   }
   for (const auto& [s, h] : {std::pair{6144, 3}, std::pair{7680, 2}}) {
     const FwdParams few = Shape(128, 1, h, s, s, true);
-    if (ok && PoolWins<128, 128, MinSplitBlocks(128, 2)>(132, few)) {
+    if (ok && TakesPool<128, 128, 2>(132, few)) {
       ok = Fail("the pool kept where the tail launch cuts the longest tiles", few, 132);
     }
   }
+  for (const auto& [b, h, s] : {std::tuple{2, 7, 3072}, std::tuple{1, 36, 1024}}) {
+    const FwdParams few = Shape(128, b, h, s, s, true);
+    if (ok && !TakesPool<256, 64, 2>(132, few)) {
+      ok = Fail("round-robin kept where its last round runs on few CTAs", few, 132);
+    }
+  }
+  const FwdParams full = Shape(128, 2, 7, 3072, 3072, false);
+  if (ok && TakesPool<256, 64, 2>(132, full)) ok = Fail("the pool taken without the mask", full, 132);
   // d = 256's tail threshold: s = 12800, h = 3 leaves 36 tiles of 200 key
   // blocks after two rounds, which are cut; s = 8192, h = 10 leaves 112 of
   // 128, which run whole.
