@@ -288,6 +288,11 @@ constexpr int kPoolMarginPct = 10;
 // time than round-robin (0.958x / 0.963x FA3 -> 1.132x / 1.139x over the grid's
 // eight, the two perf-grid controls unchanged; H100, two passes, 72-lab.tgz).
 constexpr int kShortPoolMarginPct = 20;
+// And only from this many keys in the longest tile, the shortest measured
+// there: the pool's lists (132 x 48 16-bit entries, 12.7 KB of launch
+// parameters) cost each call a fixed time that the estimates leave out, and
+// on shorter inputs that time was not measured against what the pool saves.
+constexpr int kMinShortPoolKeys = 1024;
 // Whole tiles per CTA in one launch's list (20 rounds of units, and in the
 // last launch the pool's at most kMaxCtaPoolTiles); a longer walk takes several launches,
 // each a programmatic dependent of the one before (on the perf grid one is
@@ -2589,14 +2594,16 @@ bool PoolWins(int grid, FwdParams p, bool long_input) {
   });
 }
 
-// Whether LaunchFast runs an input on the pool: causal, and PoolWins, long
-// where its longest tile reaches MinPoolKeys.
+// Whether LaunchFast runs an input on the pool: causal, its longest tile of
+// at least kMinShortPoolKeys keys, and PoolWins, long where that tile
+// reaches MinPoolKeys.
 template <int D, int kBlockN, int kConsumers>
 bool TakesPool(int grid, const FwdParams& p) {
   constexpr int kRows = 64 * kConsumers;
-  const int longest = KvBlocks<kBlockN, kRows>((p.num_m_tiles - 1) * kRows, p);
-  return p.causal && PoolWins<kBlockN, kRows, MinSplitBlocks(D, kConsumers)>(
-                         grid, p, longest * kBlockN >= MinPoolKeys(D));
+  const int longest = KvBlocks<kBlockN, kRows>((p.num_m_tiles - 1) * kRows, p) * kBlockN;
+  return p.causal && longest >= kMinShortPoolKeys &&
+         PoolWins<kBlockN, kRows, MinSplitBlocks(D, kConsumers)>(grid, p,
+                                                                 longest >= MinPoolKeys(D));
 }
 
 // The TMA maps of Q, K, V and O (boxes of kQRows, kBlockN, kBlockN and 64

@@ -7,7 +7,7 @@
 //    in exactly one empty piece, kMaxCtaPieces slots per CTA; the kept plan
 //    (KeptTailPlan) the same as a fresh one;
 //  - the choice between them (TakesPool) on the perf grid's causal shapes and
-//    on four of few (batch, head) pairs;
+//    on five of few (batch, head) pairs;
 //  - the walk's divisions (FastDiv) against the / operator, and UnitTile
 //    against the coordinates by plain division and remainder.
 // For the perf grid's shapes (printing the pool's launches and the planner's
@@ -279,6 +279,9 @@ int main() {
       ok = Fail("round-robin kept where its last round runs on few CTAs", few, 132);
     }
   }
+  // Shorter than kMinShortPoolKeys: round-robin, however few the pairs.
+  const FwdParams tiny = Shape(128, 2, 4, 300, 300, true);
+  if (ok && TakesPool<128, 128, 2>(132, tiny)) ok = Fail("the pool taken under 1024 keys", tiny, 132);
   const FwdParams full = Shape(128, 2, 7, 3072, 3072, false);
   if (ok && TakesPool<256, 64, 2>(132, full)) ok = Fail("the pool taken without the mask", full, 132);
   // d = 256's tail threshold: s = 12800, h = 3 leaves 36 tiles of 200 key
