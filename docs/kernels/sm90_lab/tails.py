@@ -6,10 +6,12 @@ flushed before every call. TFLOP/s per shape and each kernel over FA3.
   --grid few    causal d = 64, 128 and 256 inputs of 8192-16384 keys with one or two heads;
   --grid short  causal inputs short of the pool's threshold with few (batch, head) pairs, whose
                 round-robin pairs leave a last round on few CTAs (and two perf-grid controls);
+  --grid tiny   the same under kMinShortPoolKeys (1024 keys), where the pool's launch cost was
+                not timed (and a perf-grid control);
   --grid pool   causal d = 128 and 256 inputs of 2048-8191 keys with few heads: where the
                 causal pool (MinPoolKeys) takes over from the round-robin pairs.
 
-Usage: python3 tails.py SO... [--grid tails|pool|few|short] [--reps N]
+Usage: python3 tails.py SO... [--grid tails|pool|few|short|tiny] [--reps N]
 """
 import math
 import sys
@@ -42,6 +44,10 @@ GRIDS = {
     "short": [(64, 1, 1536, 12, 2), (128, 1, 1024, 20, 2), (128, 1, 1536, 12, 2),
               (256, 1, 1024, 36, 1), (256, 1, 2048, 20, 1), (256, 1, 3072, 7, 2),
               (128, 1, 1024, 16, 16), (256, 1, 1024, 8, 16)],
+    # tiny: few pairs at 256-768 keys (d = 64 causal at these lengths runs on two consumers).
+    "tiny": [(64, 1, 512, 12, 2), (64, 1, 768, 20, 2), (128, 1, 256, 8, 2), (128, 1, 512, 20, 2),
+             (128, 1, 768, 12, 2), (256, 1, 512, 36, 1), (256, 1, 768, 20, 1),
+             (128, 1, 512, 16, 32)],
 }
 if grid_name not in GRIDS:
     sys.exit(f"tails.py: --grid is one of {', '.join(GRIDS)}, not {grid_name!r}")
