@@ -2576,21 +2576,34 @@ const TailPlan& KeptTailPlan(int grid, FwdParams* p) {
       grid, p, [grid](FwdParams* q) { return PlanTail<kBlockN, kRows, kMinSplitBlocks>(grid, q); });
 }
 
+// A causal input's two estimated times, in half key blocks (TileCost): the
+// tail path's (round-robin, then the tail launch's pieces: TailMakespan) and
+// the pool's (SchedulePool).
+struct PathTimes {
+  int64_t tail;
+  int64_t pool;
+};
+
+template <int kBlockN, int kRows, int kMinSplitBlocks>
+PathTimes EstimatePaths(int grid, const FwdParams& p) {
+  FwdParams tail = p;
+  const TailPlan plan = PlanTail<kBlockN, kRows, kMinSplitBlocks>(grid, &tail);
+  FwdParams pool = p;
+  pool.whole_units = PoolWholeUnits(NumUnits(p), grid);
+  return {TailMakespan<kBlockN, kRows>(grid, tail, plan),
+          SchedulePool<kBlockN, kRows>(grid, pool, 0, [](int, int) {})};
+}
+
 // Whether a causal input takes the pool: past MinPoolKeys (long), unless the
-// tail path (round-robin, then the tail launch's pieces) is estimated at
-// least kPoolMarginPct percent shorter; short of it, only where the pool is
-// estimated kShortPoolMarginPct percent shorter (see "The last wave"). Kept
-// (KeptPlan).
+// tail path is estimated at least kPoolMarginPct percent shorter; short of
+// it, only where the pool is estimated kShortPoolMarginPct percent shorter
+// (see "The last wave"). Kept (KeptPlan).
 template <int kBlockN, int kRows, int kMinSplitBlocks>
 bool PoolWins(int grid, FwdParams p, bool long_input) {
   return KeptPlan<bool>(grid, &p, [grid, long_input](FwdParams* q) {
-    FwdParams tail = *q;
-    const TailPlan plan = PlanTail<kBlockN, kRows, kMinSplitBlocks>(grid, &tail);
-    const int64_t tail_time = TailMakespan<kBlockN, kRows>(grid, tail, plan);
-    q->whole_units = PoolWholeUnits(NumUnits(*q), grid);
-    const int64_t pool_time = SchedulePool<kBlockN, kRows>(grid, *q, 0, [](int, int) {});
-    return long_input ? 100 * tail_time > (100 - kPoolMarginPct) * pool_time
-                      : 100 * pool_time <= (100 - kShortPoolMarginPct) * tail_time;
+    const PathTimes t = EstimatePaths<kBlockN, kRows, kMinSplitBlocks>(grid, *q);
+    return long_input ? 100 * t.tail > (100 - kPoolMarginPct) * t.pool
+                      : 100 * t.pool <= (100 - kShortPoolMarginPct) * t.tail;
   });
 }
 

@@ -1,6 +1,6 @@
-// The causal planner's two estimates per shape: the pool's (SchedulePool) and round-robin with
-// the tail launch's (TailMakespan), in half key blocks, and their ratio (tail / pool; under 1:
-// the tail path estimated shorter). Host only, for choosing PoolWins' margins here (no GPU):
+// The causal planner's two estimates per shape (EstimatePaths): the pool's and round-robin
+// with the tail launch's, in half key blocks, and their ratio (tail / pool; under 1: the tail
+// path estimated shorter). Host only, for choosing PoolWins' margins here (no GPU):
 //   nvcc -std=c++20 -O1 -gencode=arch=compute_90a,code=compute_90a -Ikernels \
 //     docs/kernels/sm90_lab/pool_est.cu -o /tmp/pool_est && /tmp/pool_est
 // (-Ikernels: the file includes attention_fwd/sm90.cu, as tests/kernels/sm90_plan_test.cu does.)
@@ -22,16 +22,12 @@ void Estimate(int b, int h, int s) {
   p.num_m_tiles = (s + kRows - 1) / kRows;
   SetDivisors(&p);
   constexpr int grid = 132;
-  FwdParams tail = p;
-  const TailPlan plan = PlanTail<kBlockN, kRows, MinSplitBlocks(D, kConsumers)>(grid, &tail);
-  const int64_t tail_time = TailMakespan<kBlockN, kRows>(grid, tail, plan);
-  p.whole_units = PoolWholeUnits(NumUnits(p), grid);
-  const int64_t pool_time = SchedulePool<kBlockN, kRows>(grid, p, 0, [](int, int) {});
+  const PathTimes t = EstimatePaths<kBlockN, kRows, MinSplitBlocks(D, kConsumers)>(grid, p);
   const int longest = KvBlocks<kBlockN, kRows>((p.num_m_tiles - 1) * kRows, p) * kBlockN;
   std::printf("d=%3d b=%2d h=%2d s=%5d units=%4d %s pool %6lld tail %6lld tail/pool %.2f\n", D, b,
               h, s, NumUnits(p), longest >= MinPoolKeys(D) ? "long " : "short",
-              static_cast<long long>(pool_time), static_cast<long long>(tail_time),
-              static_cast<double>(tail_time) / static_cast<double>(pool_time));
+              static_cast<long long>(t.pool), static_cast<long long>(t.tail),
+              static_cast<double>(t.tail) / static_cast<double>(t.pool));
 }
 
 // As attention_fwd picks the kernel: d = 64 causal up to 1024 keys on two consumers.
