@@ -8,8 +8,8 @@
 # goes over the V slots of the tile's last two blocks, but the next tile's first V now goes into
 # the third and out at once, before the last tile's O stores, rather than after consumer 0's
 # rows were written, stored and read (the s39 trace, before oc and qh2, had the producer wait 3211 + 2118 cycles a
-# tile there at s = 512). A later V waits for the read of the rows in its slot, a tile's last
-# V for every read. d = 64 and 128: steady loops SASS-same as head's (three compares in the
+# tile there at s = 512). A later V waits for the read of the rows in its slot
+# (ring3_model.py runs the rules on random walks and interleavings). d = 64 and 128: steady loops SASS-same as head's (three compares in the
 # barrier set-up written the other way round). Checked, then d = 256's perf grid, two passes.
 # Then the committed file's `kseek verify --scenarios all` through the bundle (verify_only,
 # NODE_SECONDS 200), on any card.
