@@ -5,11 +5,14 @@ random interleavings; it fails on a deadlock, on a parity wait that passes befor
 on a V load over rows not yet read, on O rows written over a V still in use or being loaded,
 and on a P V product that reads anything but its own block's V.
 
-  python3 docs/kernels/sm90_lab/ring3_model.py [RUNS] [MUTANT]   (default 3000 runs; no GPU)
+  python3 docs/kernels/sm90_lab/ring3_model.py [RUNS] [PROTOCOL]   (default 3000 runs; no GPU)
 
-MUTANT breaks one rule, to show the model catches it: `no-read1` (a V over consumer 0's rows
-does not wait for their read), `two-slots` (these rules on head's two V slots), `one-block`
-(a tile of one block does not wait for the reads before its V).
+PROTOCOL breaks one of ring3's rules, to show the model catches it: `no-read1` (a V over
+consumer 0's rows does not wait for their read), `two-slots` (these rules on head's two V
+slots), `one-block` (a tile of one block does not wait for the reads before its V), `late-c1`
+(the last tile's consumer 1 rows stored after the tile's second V rather than its first, one
+store in flight at a time: a tile of two blocks then lets the consumers finish it before the
+producer waits for the rows before, and the parity wait on o_full never passes).
 
 It models the protocol as the patch's comments state it, not the compiled code: it says
 whether the rules hold together, not whether the patch follows them (the harness's check does
@@ -89,8 +92,41 @@ class Model:
                 yield
             del self.groups[:len(self.groups) - keep]
 
+        pending = None      # late-c1: the block whose slot holds the one store being read
+        c1_unstored = False  # late-c1: the last tile's consumer 1 rows, stored after the next V
+
+        def load_v_late_c1(block, more):
+            nonlocal pending, c1_unstored, last
+            s = block % self.v_stages
+            if pending is not None and s == pending % self.v_stages:
+                yield from wait_reads(0)
+                pending = None
+            if last is not None:
+                tile, kv_last = last
+                last = None
+                if not more:
+                    yield from store(tile, 0, kv_last)
+                    yield from store(tile, 1, kv_last)
+                    yield from wait_reads(0)
+                    pending = None
+                else:
+                    yield from load(self.v_full, self.v_empty, self.v_stages, block, True)
+                    yield from store(tile, 0, kv_last)
+                    pending = kv_last - 1
+                    c1_unstored = (tile, kv_last)
+                    return
+            yield from load(self.v_full, self.v_empty, self.v_stages, block, True)
+            if c1_unstored:
+                tile, kv_last = c1_unstored
+                c1_unstored = False
+                yield from store(tile, 1, kv_last)
+                pending = kv_last
+
         def load_v(block, more):
             nonlocal reads, last
+            if self.mutant == "late-c1":
+                yield from load_v_late_c1(block, more)
+                return
             s = block % self.v_stages
             if reads > 0 and s == rows_block[1] % self.v_stages:
                 yield from wait_reads(0)
@@ -223,8 +259,8 @@ class Model:
 def main():
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 3000
     mutant = sys.argv[2] if len(sys.argv) > 2 else None
-    if mutant not in (None, "no-read1", "two-slots", "one-block"):
-        sys.exit(f"unknown mutant {mutant}: no-read1, two-slots or one-block")
+    if mutant not in (None, "late-c1", "no-read1", "two-slots", "one-block"):
+        sys.exit(f"unknown protocol {mutant}: no-read1, two-slots, one-block or late-c1")
     rng = random.Random(1)
     for run in range(runs):
         tiles = [rng.choice([1, 1, 2, 2, 3, 5]) for _ in range(rng.randrange(1, 9))]
