@@ -3,11 +3,12 @@ the producer, two consumers taking turns, mbarriers with parity waits, TMA loads
 that land or are read at random later times. Random walks (tiles of 1-5 key blocks) under
 random interleavings; it fails on a deadlock, on a parity wait that passes before its phase,
 on a V load over rows not yet read, on O rows written over a V still in use or being loaded,
-and on a P V product that reads anything but its own block's V.
+and on a P V product that reads anything but its own block's V. Q's buffer is left out.
 
   python3 docs/kernels/sm90_lab/ring3_model.py [RUNS] [PROTOCOL]   (default 3000 runs; no GPU)
 
-PROTOCOL breaks one of ring3's rules, to show the model catches it: `no-read1` (a V over
+PROTOCOL `head` runs the committed file's rules on its two V slots instead (they pass too).
+The others break one of ring3's rules, to show the model catches it: `no-read1` (a V over
 consumer 0's rows does not wait for their read), `two-slots` (these rules on head's two V
 slots), `one-block` (a tile of one block does not wait for the reads before its V), `late-c1`
 (the last tile's consumer 1 rows stored after the tile's second V rather than its first, one
@@ -41,7 +42,7 @@ class Stuck(Exception):
 class Model:
     def __init__(self, tiles, rng, mutant):
         self.tiles, self.rng, self.mutant = tiles, rng, mutant
-        self.v_stages = 2 if mutant == "two-slots" else V_STAGES
+        self.v_stages = 2 if mutant in ("two-slots", "head") else V_STAGES
         self.k_full = [Barrier(1) for _ in range(K_STAGES)]
         self.k_empty = [Barrier(CONSUMERS) for _ in range(K_STAGES)]
         self.v_full = [Barrier(1) for _ in range(self.v_stages)]
@@ -122,10 +123,37 @@ class Model:
                 yield from store(tile, 1, kv_last)
                 pending = kv_last
 
+        last_rows = False  # head: consumer 1's store of the last tile not yet read
+
+        def load_v_head(block, more):
+            # The committed file's rules on its two V slots: the tile's first V goes into
+            # consumer 0's slot, after its rows' store was read; consumer 1's store goes out
+            # after that V (before it in a tile of one block), and the next V waits for its read.
+            nonlocal last, last_rows
+            if last is not None:
+                tile, kv_last = last
+                last = None
+                yield from store(tile, 0, kv_last)
+                if not more:
+                    yield from store(tile, 1, kv_last)
+                yield from wait_reads(0)
+                yield from load(self.v_full, self.v_empty, self.v_stages, block, True)
+                if more:
+                    yield from store(tile, 1, kv_last)
+                last_rows = more
+                return
+            if last_rows:
+                yield from wait_reads(0)
+                last_rows = False
+            yield from load(self.v_full, self.v_empty, self.v_stages, block, True)
+
         def load_v(block, more):
             nonlocal reads, last
             if self.mutant == "late-c1":
                 yield from load_v_late_c1(block, more)
+                return
+            if self.mutant == "head":
+                yield from load_v_head(block, more)
                 return
             s = block % self.v_stages
             if reads > 0 and s == rows_block[1] % self.v_stages:
@@ -259,8 +287,8 @@ class Model:
 def main():
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 3000
     mutant = sys.argv[2] if len(sys.argv) > 2 else None
-    if mutant not in (None, "late-c1", "no-read1", "two-slots", "one-block"):
-        sys.exit(f"unknown protocol {mutant}: no-read1, two-slots, one-block or late-c1")
+    if mutant not in (None, "head", "late-c1", "no-read1", "two-slots", "one-block"):
+        sys.exit(f"unknown protocol {mutant}: head, no-read1, two-slots, one-block or late-c1")
     rng = random.Random(1)
     for run in range(runs):
         tiles = [rng.choice([1, 1, 2, 2, 3, 5]) for _ in range(rng.randrange(1, 9))]
